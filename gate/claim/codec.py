@@ -1,0 +1,134 @@
+"""Between JSON and the model: parse at the boundary, dump for the completed record.
+
+`parse_*` take documents that already passed the schema, so they only convert; the
+checks the schema cannot express live in the loader.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from gate.claim.model import (
+    JSON,
+    CheckType,
+    Claim,
+    Evidence,
+    Mutation,
+    PolicyRequest,
+    Task,
+    Verifier,
+    VerifierKind,
+)
+from gate.timefmt import format_rfc3339, parse_rfc3339
+
+
+def extensions_of(document: Mapping[str, JSON]) -> dict[str, JSON]:
+    return {key: value for key, value in document.items() if key.startswith("x-")}
+
+
+def parse_max_age(value: JSON) -> dict[CheckType, int]:
+    """`max_age_s` as an integer for every check type, or a map by check type."""
+    if isinstance(value, int):
+        return dict.fromkeys(CheckType, value)
+    return {CheckType(key): int(seconds) for key, seconds in value.items()}
+
+
+def parse_policy_request(document: Mapping[str, JSON]) -> PolicyRequest:
+    return PolicyRequest(
+        id=document.get("id"),
+        requires=tuple(CheckType(item) for item in document.get("requires", [])),
+        max_age_s=parse_max_age(document["max_age_s"]) if "max_age_s" in document else {},
+        extensions=extensions_of(document),
+    )
+
+
+def parse_evidence(document: Mapping[str, JSON]) -> Evidence:
+    verifier = document["verifier"]
+    return Evidence(
+        check_type=CheckType(document["check_type"]),
+        at=parse_rfc3339(document["at"]),
+        verifier=Verifier(
+            id=verifier["id"],
+            kind=VerifierKind(verifier["kind"]),
+            extensions=extensions_of(verifier),
+        ),
+        covers=tuple(document.get("covers", [])),
+        target=document.get("target"),
+        expected=document.get("expected"),
+        observed_value=document.get("observed_value"),
+        has_observed_value="observed_value" in document,
+        extensions=extensions_of(document),
+    )
+
+
+def parse_claim(document: Mapping[str, JSON]) -> Claim:
+    task = document["task"]
+    policy = document.get("policy")
+    return Claim(
+        spec_version=document["spec_version"],
+        task=Task(id=task["id"], description=task["description"], extensions=extensions_of(task)),
+        claimed_outcome=document["claimed_outcome"],
+        mutations=tuple(
+            Mutation(
+                id=item["id"],
+                kind=item["kind"],
+                at=parse_rfc3339(item["at"]),
+                target=item.get("target"),
+                extensions=extensions_of(item),
+            )
+            for item in document["mutations"]
+        ),
+        evidence=tuple(parse_evidence(item) for item in document.get("evidence", [])),
+        policy=parse_policy_request(policy) if policy is not None else None,
+        extensions=extensions_of(document),
+    )
+
+
+def dump_max_age(max_age: Mapping[CheckType, int]) -> JSON:
+    values = {max_age[check] for check in CheckType if check in max_age}
+    if len(values) == 1 and all(check in max_age for check in CheckType):
+        return values.pop()
+    return {str(check): max_age[check] for check in CheckType if check in max_age}
+
+
+def dump_evidence(evidence: Evidence, extra: Mapping[str, JSON] | None = None) -> dict[str, JSON]:
+    record: dict[str, Any] = {"check_type": str(evidence.check_type)}
+    if evidence.target is not None:
+        record["target"] = evidence.target
+    if evidence.expected is not None:
+        record["expected"] = dict(evidence.expected)
+    if evidence.has_observed_value:
+        record["observed_value"] = evidence.observed_value
+    record["at"] = format_rfc3339(evidence.at)
+    record["covers"] = list(evidence.covers)
+    record["verifier"] = {
+        "id": evidence.verifier.id,
+        "kind": str(evidence.verifier.kind),
+        **evidence.verifier.extensions,
+    }
+    record.update(evidence.extensions)
+    if extra:
+        record.update(extra)
+    return record
+
+
+def dump_claim_core(claim: Claim) -> dict[str, JSON]:
+    """The agent-written parts of a claim (task, outcome, mutations), as JSON."""
+    return {
+        "spec_version": claim.spec_version,
+        "task": {"id": claim.task.id, "description": claim.task.description,
+                 **claim.task.extensions},
+        "claimed_outcome": claim.claimed_outcome,
+        "mutations": [
+            {
+                "id": mutation.id,
+                "kind": mutation.kind,
+                **({"target": mutation.target} if mutation.target is not None else {}),
+                "at": format_rfc3339(mutation.at),
+                **mutation.extensions,
+            }
+            for mutation in claim.mutations
+        ],
+        **claim.extensions,
+    }

@@ -1,0 +1,112 @@
+"""Reading a hostile JSON document: size cap, UTF-8, syntax, duplicate keys, nesting depth.
+
+Claims, evidence records and policies all arrive from someone else's hands; each failure
+becomes an InvalidInput naming the file and line:column.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from gate.errors import InvalidInput
+
+MAX_DEPTH = 64
+
+
+def read_capped(path: Path, max_bytes: int, what: str) -> bytes:
+    """Read at most `max_bytes` from `path`, refusing larger files before reading them."""
+    source = str(path)
+    try:
+        size = path.stat().st_size
+        if size > max_bytes:
+            raise InvalidInput(
+                source, None, f"the {what} is {size} bytes, over the {max_bytes}-byte limit",
+                "shrink it, or raise the limit on purpose",
+            )
+        with path.open("rb") as handle:
+            data = handle.read(max_bytes + 1)
+    except FileNotFoundError:
+        raise InvalidInput(source, None, f"no such {what} file", "check the path") from None
+    except IsADirectoryError:
+        raise InvalidInput(source, None, f"the {what} path is a directory, not a file") from None
+    except OSError as exc:
+        raise InvalidInput(source, None, f"cannot read the {what}: {exc.strerror}") from None
+    if len(data) > max_bytes:
+        raise InvalidInput(
+            source, None, f"the {what} is over the {max_bytes}-byte limit",
+            "shrink it, or raise the limit on purpose",
+        )
+    return data
+
+
+def decode_utf8(data: bytes, source: str, what: str) -> str:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise InvalidInput(
+            source, f"{line}:{column}", f"the {what} is not valid UTF-8 ({exc.reason})",
+            "save it as UTF-8",
+        ) from None
+    return text.removeprefix("\ufeff")
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise _DuplicateKeyError(key)
+        result[key] = value
+    return result
+
+
+class _DuplicateKeyError(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def parse_json(text: str, source: str, what: str) -> Any:
+    """Parse JSON strictly: no duplicate keys, no NaN/Infinity, at most MAX_DEPTH deep."""
+    if not text.strip():
+        raise InvalidInput(source, None, f"the {what} is empty", f"write the {what} as JSON")
+    try:
+        value = json.loads(
+            text, object_pairs_hook=_no_duplicate_keys, parse_constant=_refuse_constant
+        )
+    except json.JSONDecodeError as exc:
+        raise InvalidInput(
+            source, f"{exc.lineno}:{exc.colno}", f"the {what} is not valid JSON: {exc.msg}"
+        ) from None
+    except _DuplicateKeyError as exc:
+        raise InvalidInput(
+            source, None, f"the key {exc.key!r} appears twice in one object",
+            "a reader could take either value; keep one",
+        ) from None
+    except RecursionError:
+        raise InvalidInput(source, None, f"the {what} is nested too deeply") from None
+    except ValueError as exc:
+        raise InvalidInput(source, None, f"the {what} is not valid JSON: {exc}") from None
+    _check_depth(value, source, what)
+    return value
+
+
+def _check_depth(value: Any, source: str, what: str) -> None:
+    pending: list[tuple[Any, int]] = [(value, 1)]
+    while pending:
+        item, depth = pending.pop()
+        if depth > MAX_DEPTH:
+            raise InvalidInput(
+                source, None, f"the {what} is nested deeper than {MAX_DEPTH} levels"
+            )
+        if isinstance(item, dict):
+            pending.extend((child, depth + 1) for child in item.values())
+        elif isinstance(item, list):
+            pending.extend((child, depth + 1) for child in item)

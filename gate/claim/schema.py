@@ -1,0 +1,72 @@
+"""The shipped JSON Schema of claim v0.1 and validation with readable, located errors."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError
+
+from gate.claim.jsonpos import pointer
+from gate.timefmt import TimestampError, parse_rfc3339
+
+
+def schema_text() -> str:
+    """The schema exactly as shipped (what `claim-gate schema` prints)."""
+    return resources.files("gate.claim").joinpath("schema.json").read_text("utf-8")
+
+
+@cache
+def claim_schema() -> dict[str, Any]:
+    loaded: dict[str, Any] = json.loads(schema_text())
+    return loaded
+
+
+def _validator_for(ref: str | None) -> Draft202012Validator:
+    root = claim_schema()
+    if ref is None:
+        return Draft202012Validator(root)
+    # A sub-schema that keeps `$ref`s to the root resolvable.
+    return Draft202012Validator({"$ref": ref, "$defs": root["$defs"]})
+
+
+@cache
+def validator(ref: str | None = None) -> Draft202012Validator:
+    """The validator for the whole claim (ref None) or for `#/$defs/<name>`."""
+    return _validator_for(ref)
+
+
+def schema_errors(document: Any, ref: str | None = None) -> Iterator[tuple[str, str]]:
+    """Yield (JSON pointer, message) for every schema violation, in document order."""
+    errors = sorted(validator(ref).iter_errors(document), key=lambda e: list(map(str, e.path)))
+    for error in errors:
+        yield pointer(tuple(error.absolute_path)), _describe(error)
+
+
+def _describe(error: ValidationError) -> str:
+    last = error.absolute_path[-1] if error.absolute_path else None
+    if error.validator == "pattern" and last in ("at", "decided_at") and isinstance(
+        error.instance, str
+    ):
+        try:
+            parse_rfc3339(error.instance)
+        except TimestampError as exc:
+            return str(exc)
+    if error.validator == "additionalProperties":
+        return f"{error.message}; extra fields are allowed only under an 'x-' prefix"
+    if error.validator == "required":
+        return error.message.replace("is a required property", "is required here")
+    explain: dict[str, Callable[[ValidationError], str]] = {
+        "const": lambda e: f"{e.instance!r} must be {e.validator_value!r}",
+        "enum": lambda e: f"{e.instance!r} is not one of {_listed(e.validator_value)}",
+    }
+    describe = explain.get(str(error.validator))
+    return describe(error) if describe else error.message
+
+
+def _listed(values: object) -> str:
+    return ", ".join(map(str, values)) if isinstance(values, list) else str(values)

@@ -1,0 +1,155 @@
+"""`claim-gate`: the command line. Parses arguments, calls `run_verify`, returns an exit code."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import NoReturn, TextIO
+
+from gate import __version__
+from gate.claim.loader import DEFAULT_MAX_CLAIM_BYTES
+from gate.claim.schema import schema_text
+from gate.errors import CouldNotDecide, InvalidInput, UsageError
+from gate.timefmt import TimestampError, parse_rfc3339
+from gate.verify import FORMATS, ExitCode, VerifyOptions, run_verify
+
+EXIT_CODES_HELP = """\
+exit codes:
+  0  verified: every mutation and required check is backed by independent evidence
+  1  unverified: something is missing (absence is never success)
+  2  refuted: an independent, fresh observation contradicts the claim
+  3  invalid input: the claim, evidence, policy or command line cannot be used
+  4  could not decide: an operational fault (the gate never passes on a fault)
+"""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse exits 2 on usage errors, which would read as "refuted"; raise instead."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{self.prog}: {message}")
+
+
+def _timestamp(text: str) -> datetime:
+    try:
+        return parse_rfc3339(text)
+    except TimestampError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be positive")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="claim-gate",
+        description="Decide whether an AI agent's completion claim is backed by independent"
+        " evidence.",
+        epilog=EXIT_CODES_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"claim-gate {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    verify = commands.add_parser(
+        "verify",
+        help="decide a claim and print the verdict",
+        description="Decide a completion claim (spec v0.1) against independent evidence.",
+        epilog=EXIT_CODES_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    verify.add_argument("claim", type=Path, metavar="CLAIM", help="the claim file (JSON)")
+    verify.add_argument(
+        "--evidence", type=Path, action="append", default=[], metavar="FILE",
+        help="an evidence record (or a JSON list of them) supplied by the operator; repeatable",
+    )
+    verify.add_argument(
+        "--policy", type=Path, metavar="FILE",
+        help="the operator's policy (JSON or YAML); default: the built-in policy",
+    )
+    verify.add_argument(
+        "--trusted-verifier", action="append", default=[], metavar="PATTERN",
+        help="a glob of verifier ids whose evidence inside the claim file counts as"
+        " independent; repeatable",
+    )
+    verify.add_argument(
+        "--now", type=_timestamp, metavar="RFC3339",
+        help="decision time with a zone (default: this machine's clock)",
+    )
+    verify.add_argument("--format", choices=FORMATS, default="text", help="output format")
+    verify.add_argument("--output", type=Path, metavar="FILE", help="write the output here")
+    verify.add_argument(
+        "--max-claim-bytes", type=_positive, default=DEFAULT_MAX_CLAIM_BYTES, metavar="N",
+        help=f"refuse claim files larger than N bytes (default {DEFAULT_MAX_CLAIM_BYTES})",
+    )
+
+    commands.add_parser(
+        "schema", help="print the JSON Schema of completion claim v0.1",
+        description="Print the JSON Schema (draft 2020-12) of completion claim v0.1.",
+    )
+    return parser
+
+
+def _verify(args: argparse.Namespace, clock: Callable[[], datetime], out: TextIO) -> int:
+    options = VerifyOptions(
+        claim=args.claim,
+        evidence=tuple(args.evidence),
+        policy=args.policy,
+        trusted_verifiers=tuple(args.trusted_verifier),
+        now=args.now,
+        format=args.format,
+        max_claim_bytes=args.max_claim_bytes,
+    )
+    result = run_verify(options, clock())
+    if args.output is not None:
+        try:
+            args.output.write_text(result.output, encoding="utf-8")
+        except OSError as exc:
+            message = f"{args.output}: cannot write the output: {exc.strerror}"
+            raise CouldNotDecide(message) from None
+    else:
+        out.write(result.output)
+    return int(result.exit_code)
+
+
+def main(
+    argv: Sequence[str] | None = None,
+    clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    out: TextIO | None = None,
+    err: TextIO | None = None,
+) -> int:
+    """Run the command line; returns the exit code (see EXIT_CODES_HELP)."""
+    out = out or sys.stdout
+    err = err or sys.stderr
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        if args.command == "verify":
+            return _verify(args, clock, out)
+        if args.command == "schema":
+            out.write(schema_text())
+            return int(ExitCode.VERIFIED)
+        parser.print_help(err)
+        return int(ExitCode.INVALID_INPUT)
+    except (InvalidInput, UsageError) as exc:
+        err.write(f"claim-gate: invalid input: {exc}\n")
+        return int(ExitCode.INVALID_INPUT)
+    except CouldNotDecide as exc:
+        err.write(f"claim-gate: could not decide: {exc}\n")
+        return int(ExitCode.COULD_NOT_DECIDE)
+    except Exception as exc:
+        err.write(
+            f"claim-gate: could not decide: internal error {type(exc).__name__}: {exc}"
+            " (this is a bug in claim-gate; please report it)\n"
+        )
+        return int(ExitCode.COULD_NOT_DECIDE)

@@ -1,0 +1,1 @@
+"""Reporters: pure functions from a verdict to text, JSON or an API payload."""

@@ -1,0 +1,76 @@
+"""The completed claim object: the agent's claim, the evidence used, the new verdict.
+
+The agent-written parts are kept as written (raw JSON); evidence, policy and verdict are
+the gate's. Evidence from the claim keeps its own fields, but `verifier.kind` states the
+gate's judgement and the label the producer wrote is kept as `x-claimed-kind`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from gate.claim.codec import dump_evidence
+from gate.claim.model import JSON
+from gate.timefmt import format_rfc3339
+from gate.verdict import Assessment, Unmet, Verdict
+
+_OWNED = ("evidence", "policy", "verdict")
+
+
+def unmet_json(entry: Unmet) -> dict[str, JSON]:
+    record: dict[str, Any] = {"code": entry.code, "message": entry.message}
+    if entry.mutation is not None:
+        record["mutation"] = entry.mutation
+    if entry.requirement is not None:
+        record["requirement"] = str(entry.requirement)
+    if entry.evidence:
+        record["evidence"] = list(entry.evidence)
+    return record
+
+
+def _assessment_json(assessment: Assessment, origin: str, source: str) -> dict[str, JSON]:
+    return {
+        "origin": origin,
+        "source": source,
+        "counts": assessment.counts,
+        "covers": list(assessment.covers),
+        "supports": list(assessment.supports),
+        "satisfies": [str(check) for check in assessment.satisfies],
+        "contradicts": list(assessment.contradicts_mutations),
+        **(
+            {"problem": {"code": assessment.problem.code, "message": assessment.problem.message}}
+            if assessment.problem
+            else {}
+        ),
+    }
+
+
+def verdict_json(verdict: Verdict) -> dict[str, JSON]:
+    return {
+        "state": str(verdict.state),
+        "unmet": [unmet_json(entry) for entry in verdict.unmet],
+        "reason": verdict.reason,
+        "decided_at": format_rfc3339(verdict.decided_at),
+        "x-decided-by": verdict.decided_by,
+        "x-policy": {"id": verdict.policy.id, "sha256": verdict.policy.digest},
+    }
+
+
+def completed_record(raw_claim: Mapping[str, JSON], verdict: Verdict) -> dict[str, JSON]:
+    """The completed record; valid against the shipped schema's `#/$defs/completed`."""
+    record: dict[str, Any] = {k: v for k, v in raw_claim.items() if k not in _OWNED}
+    evidence = []
+    for item, assessment in zip(verdict.items, verdict.assessments, strict=True):
+        dumped = dump_evidence(item.evidence)
+        claimed = item.evidence.verifier.kind
+        judged = "independent" if assessment.independent else "self_attested"
+        if str(claimed) != judged:
+            dumped["verifier"]["x-claimed-kind"] = str(claimed)
+        dumped["verifier"]["kind"] = judged
+        dumped["x-claim-gate"] = _assessment_json(assessment, str(item.origin), item.source)
+        evidence.append(dumped)
+    record["evidence"] = evidence
+    record["policy"] = {**verdict.policy.to_json(), "x-sha256": verdict.policy.digest}
+    record["verdict"] = verdict_json(verdict)
+    return record

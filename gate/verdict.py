@@ -1,0 +1,421 @@
+"""The verdict engine: claim + evidence + policy + time in, verdict out. No I/O.
+
+It applies the six rules of completion-claim v0.1:
+1. self-attested evidence never satisfies a requirement (it is kept in the record);
+2. evidence counts for a mutation only if it was observed strictly after that mutation;
+3. every mutation must be covered by at least one counting piece of independent evidence;
+4. absence is unverified, never verified;
+5. evidence older than the policy's max age at decision time counts as absent;
+6. refuted needs a contradicting observation (independent, fresh, after the mutation).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from gate import GATE_ID
+from gate.claim.model import JSON, CheckType, Claim, Evidence, Mutation, VerdictState
+from gate.evidence.interface import EvidenceItem, Origin
+from gate.policy import Policy
+from gate.timefmt import format_rfc3339
+from gate.trust import judge
+
+#: When no evidence counts for a mutation, the reported code is the one closest to counting.
+_CLOSENESS = (
+    "before_mutation",
+    "stale",
+    "from_future",
+    "no_observation",
+    "untrusted_verifier",
+    "self_attested_only",
+)
+_MAX_LISTED = 3
+
+
+@dataclass(frozen=True)
+class Problem:
+    code: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Unmet:
+    """One unmet mutation or requirement, machine-readable (`code`) and human (`message`)."""
+
+    code: str
+    message: str
+    mutation: str | None = None
+    requirement: CheckType | None = None
+    evidence: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class Assessment:
+    """What the engine made of one evidence item (index into `Verdict.items`)."""
+
+    independent: bool
+    covers: tuple[str, ...]
+    problem: Problem | None
+    contradicts: bool
+    supports: tuple[str, ...]
+    contradicts_mutations: tuple[str, ...]
+    satisfies: tuple[CheckType, ...]
+
+    @property
+    def counts(self) -> bool:
+        return bool(self.supports or self.satisfies)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    state: VerdictState
+    unmet: tuple[Unmet, ...]
+    reason: str
+    decided_at: datetime
+    decided_by: str
+    policy: Policy
+    items: tuple[EvidenceItem, ...]
+    assessments: tuple[Assessment, ...]
+
+
+def differences(expected: Mapping[str, JSON], observed: JSON, prefix: str = "") -> list[str]:
+    """Fields of `expected` that `observed` lacks or holds with another value (rule 6)."""
+    if not isinstance(observed, dict):
+        return [f"{prefix or 'value'}: expected an object, observed {_show(observed)}"]
+    found: list[str] = []
+    for key, want in expected.items():
+        name = f"{prefix}.{key}" if prefix else key
+        if key not in observed:
+            found.append(f"{name}: expected {_show(want)}, observed nothing (field absent)")
+        elif isinstance(want, dict) and isinstance(observed[key], dict):
+            found.extend(differences(want, observed[key], name))
+        elif not _same(want, observed[key]):
+            found.append(f"{name}: expected {_show(want)}, observed {_show(observed[key])}")
+    return found
+
+
+def _same(left: JSON, right: JSON) -> bool:
+    """JSON equality that keeps true apart from 1 (Python's == does not)."""
+    if isinstance(left, bool) or isinstance(right, bool):
+        return type(left) is type(right) and left == right
+    if isinstance(left, list) and isinstance(right, list):
+        return len(left) == len(right) and all(map(_same, left, right))
+    if isinstance(left, dict) and isinstance(right, dict):
+        return left.keys() == right.keys() and all(_same(left[k], right[k]) for k in left)
+    return bool(left == right)
+
+
+def _show(value: JSON) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _describe_item(index: int, evidence: Evidence) -> str:
+    return f"evidence #{index} ({evidence.check_type} by {evidence.verifier.id!r})"
+
+
+def _problem_of(
+    item: EvidenceItem, index: int, policy: Policy, now: datetime
+) -> tuple[bool, Problem | None]:
+    evidence = item.evidence
+    judgement = judge(item, policy.trusted_verifiers)
+    label = _describe_item(index, evidence)
+    if item.disqualified is not None:
+        return judgement.independent, Problem(
+            item.disqualified.code, f"{label}: {item.disqualified.message}"
+        )
+    if not judgement.independent:
+        code = judgement.code or "self_attested_only"
+        return False, Problem(code, f"{label}: {judgement.message}")
+    at = format_rfc3339(evidence.at)
+    if evidence.at > now:
+        return True, Problem(
+            "from_future",
+            f"{label} is dated {at}, after the decision time {format_rfc3339(now)}; evidence"
+            " from the future never counts (a clock is wrong or the date was forged)",
+        )
+    limit = policy.max_age_for(evidence.check_type)
+    age = (now - evidence.at).total_seconds()
+    if age > limit:
+        return True, Problem(
+            "stale",
+            f"{label} observed at {at} is {age:.0f}s old, over the {limit}s limit for"
+            f" {evidence.check_type}; collect it again",
+        )
+    if evidence.expected is not None and not evidence.has_observed_value:
+        return True, Problem(
+            "no_observation", f"{label} states what it expected but records no observed_value"
+        )
+    return True, None
+
+
+def _effective_covers(
+    evidence: Evidence, known: Mapping[str, Mutation], code_change: tuple[str, ...]
+) -> tuple[str, ...]:
+    if evidence.covers:
+        return tuple(dict.fromkeys(c for c in evidence.covers if c in known))
+    if evidence.check_type is CheckType.TEST_RUN:
+        return code_change
+    return ()
+
+
+def decide(
+    claim: Claim, evidence: Sequence[EvidenceItem], policy: Policy, now: datetime
+) -> Verdict:
+    """Decide a claim. `evidence` is what the gate and operator supplied; the claim's own
+    evidence is added here as origin `claim`, so it can never skip the trust judgement."""
+    if now.tzinfo is None:
+        raise ValueError("decide() needs an aware `now`")
+    policy = policy.tightened_by(claim.policy)
+    items = tuple(EvidenceItem(e, Origin.CLAIM, "claim") for e in claim.evidence) + tuple(evidence)
+    known = {mutation.id: mutation for mutation in claim.mutations}
+    code_change = tuple(m.id for m in claim.mutations if m.kind in policy.code_change_kinds)
+
+    independent: list[bool] = []
+    problems: list[Problem | None] = []
+    covers: list[tuple[str, ...]] = []
+    contradiction: list[list[str]] = []
+    by_mutation: dict[str, list[int]] = defaultdict(list)
+    by_check: dict[CheckType, list[int]] = defaultdict(list)
+    for index, item in enumerate(items):
+        is_independent, problem = _problem_of(item, index, policy, now)
+        independent.append(is_independent)
+        problems.append(problem)
+        covered = _effective_covers(item.evidence, known, code_change)
+        covers.append(covered)
+        for mutation_id in covered:
+            by_mutation[mutation_id].append(index)
+        by_check[item.evidence.check_type].append(index)
+        expected = item.evidence.expected
+        contradiction.append(
+            differences(expected, item.evidence.observed_value)
+            if expected is not None and item.evidence.has_observed_value
+            else []
+        )
+
+    supports: dict[int, list[str]] = defaultdict(list)
+    contradicts_mutations: dict[int, list[str]] = defaultdict(list)
+    satisfies: dict[int, list[CheckType]] = defaultdict(list)
+    unmet: list[Unmet] = []
+
+    for mutation in claim.mutations:
+        at = mutation.at
+        found = _weigh(
+            by_mutation.get(mutation.id, []), items, problems, contradiction,
+            lambda i: items[i].evidence.at > at,  # noqa: B023 - used before the loop moves on
+            lambda i: _before_message(i, items[i].evidence, mutation),  # noqa: B023
+        )
+        for index in found.supporting:
+            supports[index].append(mutation.id)
+        for index in found.contradicting:
+            contradicts_mutations[index].append(mutation.id)
+        if found.contradicting or not found.supporting:
+            unmet.append(_mutation_unmet(mutation, found, items, contradiction))
+
+    for check_type in policy.requires:
+        found = _weigh(
+            by_check.get(check_type, []), items, problems, contradiction,
+            lambda i: all(items[i].evidence.at > known[c].at for c in covers[i]),
+            lambda i: _before_all_message(i, items[i].evidence, covers[i], known),
+        )
+        for index in found.supporting:
+            satisfies[index].append(check_type)
+        if found.contradicting or not found.supporting:
+            unmet.append(_requirement_unmet(check_type, found, items, contradiction))
+
+    counting = any(supports.values()) or any(satisfies.values())
+    if not counting and not unmet:
+        unmet.append(Unmet(
+            "no_evidence",
+            "the claim names no mutation and no check type is required, so nothing was"
+            " observed: absence is unverified, never verified",
+        ))
+    state = _state(unmet)
+    assessments = tuple(
+        Assessment(
+            independent=independent[i],
+            covers=covers[i],
+            problem=problems[i],
+            contradicts=bool(contradiction[i]),
+            supports=tuple(supports.get(i, ())),
+            contradicts_mutations=tuple(contradicts_mutations.get(i, ())),
+            satisfies=tuple(satisfies.get(i, ())),
+        )
+        for i in range(len(items))
+    )
+    return Verdict(
+        state=state,
+        unmet=tuple(unmet),
+        reason=_reason(state, unmet, claim),
+        decided_at=now,
+        decided_by=GATE_ID,
+        policy=policy,
+        items=items,
+        assessments=assessments,
+    )
+
+
+@dataclass(frozen=True)
+class _Weighing:
+    supporting: tuple[int, ...]
+    contradicting: tuple[int, ...]
+    rejected: tuple[tuple[int, Problem], ...]
+
+
+def _weigh(
+    candidates: Sequence[int],
+    items: Sequence[EvidenceItem],
+    problems: Sequence[Problem | None],
+    contradiction: Sequence[Sequence[str]],
+    after: Callable[[int], bool],
+    before_message: Callable[[int], str],
+) -> _Weighing:
+    supporting: list[int] = []
+    contradicting: list[int] = []
+    rejected: list[tuple[int, Problem]] = []
+    for index in candidates:
+        problem = problems[index]
+        if problem is None and not after(index):
+            problem = Problem("before_mutation", before_message(index))
+        if problem is not None:
+            rejected.append((index, problem))
+        elif contradiction[index]:
+            contradicting.append(index)
+        else:
+            supporting.append(index)
+    return _Weighing(tuple(supporting), tuple(contradicting), tuple(rejected))
+
+
+def _before_message(index: int, evidence: Evidence, mutation: Mutation) -> str:
+    return (
+        f"{_describe_item(index, evidence)} was observed at {format_rfc3339(evidence.at)},"
+        f" not after {mutation.id} at {format_rfc3339(mutation.at)}; it says nothing about"
+        " that change"
+    )
+
+
+def _before_all_message(
+    index: int, evidence: Evidence, covered: Sequence[str], known: Mapping[str, Mutation]
+) -> str:
+    late = [c for c in covered if evidence.at <= known[c].at]
+    return (
+        f"{_describe_item(index, evidence)} was observed at {format_rfc3339(evidence.at)},"
+        f" not after the mutations it covers ({', '.join(late)})"
+    )
+
+
+def _primary(rejected: Sequence[tuple[int, Problem]]) -> Problem | None:
+    if not rejected:
+        return None
+
+    def rank(entry: tuple[int, Problem]) -> int:
+        code = entry[1].code
+        # Collector disqualifications (other_commit, dirty_tree, ...) rank beside from_future.
+        return _CLOSENESS.index(code) if code in _CLOSENESS else _CLOSENESS.index("from_future")
+
+    return min(rejected, key=rank)[1]
+
+
+def _listing(rejected: Sequence[tuple[int, Problem]]) -> str:
+    shown = "; ".join(problem.message for _, problem in rejected[:_MAX_LISTED])
+    if len(rejected) > _MAX_LISTED:
+        shown += f"; and {len(rejected) - _MAX_LISTED} more"
+    return shown
+
+
+_HINTS = {
+    "state_write": "a state_readback from the system of record",
+    "deploy": "an endpoint_health check against the deployed thing",
+}
+
+
+def _mutation_label(mutation: Mutation) -> str:
+    target = f" {mutation.target}" if mutation.target else ""
+    return f"mutation {mutation.id} ({mutation.kind}{target})"
+
+
+def _mutation_unmet(
+    mutation: Mutation,
+    found: _Weighing,
+    items: Sequence[EvidenceItem],
+    contradiction: Sequence[Sequence[str]],
+) -> Unmet:
+    label = _mutation_label(mutation)
+    if found.contradicting:
+        first = found.contradicting[0]
+        return Unmet(
+            "contradicted",
+            f"{label} is contradicted by {_describe_item(first, items[first].evidence)}: "
+            + "; ".join(contradiction[first][:_MAX_LISTED]),
+            mutation=mutation.id,
+            evidence=found.contradicting,
+        )
+    primary = _primary(found.rejected)
+    if primary is None:
+        hint = _HINTS.get(mutation.kind, "a test_run written by CI after the change")
+        return Unmet(
+            "no_evidence",
+            f"{label}: no evidence covers it; it needs {hint}",
+            mutation=mutation.id,
+        )
+    return Unmet(
+        primary.code,
+        f"{label}: no independent evidence counts: {_listing(found.rejected)}",
+        mutation=mutation.id,
+        evidence=tuple(index for index, _ in found.rejected),
+    )
+
+
+def _requirement_unmet(
+    check_type: CheckType,
+    found: _Weighing,
+    items: Sequence[EvidenceItem],
+    contradiction: Sequence[Sequence[str]],
+) -> Unmet:
+    label = f"the policy requires {check_type}"
+    if found.contradicting:
+        first = found.contradicting[0]
+        return Unmet(
+            "contradicted",
+            f"{label}, and {_describe_item(first, items[first].evidence)} contradicts the claim: "
+            + "; ".join(contradiction[first][:_MAX_LISTED]),
+            requirement=check_type,
+            evidence=found.contradicting,
+        )
+    primary = _primary(found.rejected)
+    if primary is None:
+        return Unmet(
+            "missing_check_type",
+            f"{label}, and there is no {check_type} evidence at all",
+            requirement=check_type,
+        )
+    return Unmet(
+        primary.code,
+        f"{label}, and none of the {check_type} evidence counts: {_listing(found.rejected)}",
+        requirement=check_type,
+        evidence=tuple(index for index, _ in found.rejected),
+    )
+
+
+def _state(unmet: Sequence[Unmet]) -> VerdictState:
+    if any(entry.code == "contradicted" for entry in unmet):
+        return VerdictState.REFUTED
+    if unmet:
+        return VerdictState.UNVERIFIED
+    return VerdictState.VERIFIED
+
+
+def _reason(state: VerdictState, unmet: Sequence[Unmet], claim: Claim) -> str:
+    if state is VerdictState.VERIFIED:
+        count = len(claim.mutations)
+        noun = "mutation" if count == 1 else "mutations"
+        return f"verified: all {count} {noun} and every required check are backed by" \
+            " independent, fresh evidence observed after the change"
+    ordered = sorted(unmet, key=lambda entry: entry.code != "contradicted")
+    head = ordered[0].message
+    rest = len(unmet) - 1
+    more = f" (and {rest} more unmet)" if rest else ""
+    return f"{state}: {head}{more}"

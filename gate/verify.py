@@ -1,0 +1,99 @@
+"""One verification, start to end: collect → decide → report, with the collaborators given.
+
+The CLI and the pytest-style callers build a `VerifyOptions` and call `run_verify`; this is
+where loading the inputs, the engine and the chosen reporter meet.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from enum import IntEnum
+from pathlib import Path
+
+from gate.claim.loader import (
+    DEFAULT_MAX_CLAIM_BYTES,
+    LoadedClaim,
+    load_claim,
+    load_evidence_records,
+)
+from gate.claim.model import VerdictState
+from gate.evidence.interface import EvidenceItem, Origin
+from gate.policy import Policy, default_policy, load_policy
+from gate.report.markdown import render_markdown
+from gate.report.record import completed_record
+from gate.report.text import render_text
+from gate.verdict import Verdict, decide
+
+
+class ExitCode(IntEnum):
+    VERIFIED = 0
+    UNVERIFIED = 1
+    REFUTED = 2
+    INVALID_INPUT = 3
+    COULD_NOT_DECIDE = 4
+
+
+EXIT_FOR_STATE = {
+    VerdictState.VERIFIED: ExitCode.VERIFIED,
+    VerdictState.UNVERIFIED: ExitCode.UNVERIFIED,
+    VerdictState.REFUTED: ExitCode.REFUTED,
+}
+
+FORMATS = ("text", "json", "markdown")
+
+
+@dataclass(frozen=True)
+class VerifyOptions:
+    claim: Path
+    evidence: tuple[Path, ...] = ()
+    policy: Path | None = None
+    trusted_verifiers: tuple[str, ...] = ()
+    now: datetime | None = None
+    format: str = "text"
+    max_claim_bytes: int = DEFAULT_MAX_CLAIM_BYTES
+
+
+@dataclass(frozen=True)
+class VerifyResult:
+    loaded: LoadedClaim
+    verdict: Verdict
+    output: str
+
+    @property
+    def exit_code(self) -> ExitCode:
+        return EXIT_FOR_STATE[self.verdict.state]
+
+
+def operator_evidence(paths: Sequence[Path]) -> list[EvidenceItem]:
+    """Evidence records the operator named: they keep their own `kind`."""
+    items: list[EvidenceItem] = []
+    for path in paths:
+        document, records = load_evidence_records(path)
+        items.extend(EvidenceItem(record, Origin.OPERATOR, document.source) for record in records)
+    return items
+
+
+def choose_policy(path: Path | None, trusted: Sequence[str]) -> Policy:
+    policy = load_policy(path) if path is not None else default_policy()
+    return policy.trusting(trusted)
+
+
+def render(result_format: str, loaded: LoadedClaim, verdict: Verdict) -> str:
+    if result_format == "json":
+        record = completed_record(loaded.document.raw, verdict)
+        return json.dumps(record, indent=2, ensure_ascii=False) + "\n"
+    if result_format == "markdown":
+        return render_markdown(loaded.claim, verdict, loaded.source)
+    return render_text(loaded.claim, verdict, loaded.source)
+
+
+def run_verify(options: VerifyOptions, now: datetime) -> VerifyResult:
+    """Load everything (InvalidInput on bad input), decide, render."""
+    loaded = load_claim(options.claim, options.max_claim_bytes)
+    policy = choose_policy(options.policy, options.trusted_verifiers)
+    evidence = operator_evidence(options.evidence)
+    verdict = decide(loaded.claim, evidence, policy, options.now or now)
+    return VerifyResult(loaded, verdict, render(options.format, loaded, verdict))
