@@ -84,7 +84,7 @@ class Policy:
         """Apply a claim's own policy: it can add requirements and shorten ages, nothing else."""
         if request is None:
             return self
-        requires = tuple(sorted(set(self.requires) | set(request.requires)))
+        requires = ordered_checks(set(self.requires) | set(request.requires))
         ages = {
             check: min(self.max_age_s[check], request.max_age_s.get(check, self.max_age_s[check]))
             for check in CheckType
@@ -122,6 +122,12 @@ class Policy:
         return f"policy {self.id!r} from {self.source}: requires {requires}; max age {ages}"
 
 
+def ordered_checks(checks: Iterable[CheckType]) -> tuple[CheckType, ...]:
+    """Check types in the spec's order, once each: the digest must not depend on input order."""
+    chosen = set(checks)
+    return tuple(check for check in CheckType if check in chosen)
+
+
 def default_policy() -> Policy:
     """Built-in default: every mutation covered; no check type required by name."""
     return Policy(id="claim-gate-default")
@@ -148,7 +154,7 @@ def parse_policy_document(raw: Any, source: str) -> Policy:
         ages.update(parse_max_age(raw["max_age_s"]))
     return Policy(
         id=raw["id"],
-        requires=tuple(sorted(CheckType(item) for item in raw.get("requires", []))),
+        requires=ordered_checks(CheckType(item) for item in raw.get("requires", [])),
         max_age_s=ages,
         trusted_verifiers=tuple(raw.get("trusted_verifiers", [])),
         code_change_kinds=tuple(raw.get("code_change_kinds", DEFAULT_CODE_CHANGE_KINDS)),

@@ -120,34 +120,37 @@ def _describe_item(index: int, evidence: Evidence) -> str:
 def _problem_of(
     item: EvidenceItem, index: int, policy: Policy, now: datetime
 ) -> tuple[bool, Problem | None]:
+    """Why this item cannot count for anything, if it cannot; messages are built only then."""
     evidence = item.evidence
     judgement = judge(item, policy.trusted_verifiers)
-    label = _describe_item(index, evidence)
     if item.disqualified is not None:
+        label = _describe_item(index, evidence)
         return judgement.independent, Problem(
             item.disqualified.code, f"{label}: {item.disqualified.message}"
         )
     if not judgement.independent:
         code = judgement.code or "self_attested_only"
-        return False, Problem(code, f"{label}: {judgement.message}")
-    at = format_rfc3339(evidence.at)
+        return False, Problem(code, f"{_describe_item(index, evidence)}: {judgement.message}")
     if evidence.at > now:
         return True, Problem(
             "from_future",
-            f"{label} is dated {at}, after the decision time {format_rfc3339(now)}; evidence"
-            " from the future never counts (a clock is wrong or the date was forged)",
+            f"{_describe_item(index, evidence)} is dated {format_rfc3339(evidence.at)}, after the"
+            f" decision time {format_rfc3339(now)}; evidence from the future never counts"
+            " (a clock is wrong or the date was forged)",
         )
     limit = policy.max_age_for(evidence.check_type)
     age = (now - evidence.at).total_seconds()
     if age > limit:
         return True, Problem(
             "stale",
-            f"{label} observed at {at} is {age:.0f}s old, over the {limit}s limit for"
-            f" {evidence.check_type}; collect it again",
+            f"{_describe_item(index, evidence)} observed at {format_rfc3339(evidence.at)} is"
+            f" {age:.0f}s old, over the {limit}s limit for {evidence.check_type}; collect it again",
         )
     if evidence.expected is not None and not evidence.has_observed_value:
         return True, Problem(
-            "no_observation", f"{label} states what it expected but records no observed_value"
+            "no_observation",
+            f"{_describe_item(index, evidence)} states what it expected but records no"
+            " observed_value",
         )
     return True, None
 
@@ -311,10 +314,12 @@ def _primary(rejected: Sequence[tuple[int, Problem]]) -> Problem | None:
     if not rejected:
         return None
 
-    def rank(entry: tuple[int, Problem]) -> int:
+    def rank(entry: tuple[int, Problem]) -> tuple[int, str]:
         code = entry[1].code
-        # Collector disqualifications (other_commit, dirty_tree, ...) rank beside from_future.
-        return _CLOSENESS.index(code) if code in _CLOSENESS else _CLOSENESS.index("from_future")
+        # Collector disqualifications (other_commit, dirty_tree, ...) rank beside from_future;
+        # ties go by code so the verdict does not depend on the order evidence arrived in.
+        closeness = _CLOSENESS.index(code if code in _CLOSENESS else "from_future")
+        return closeness, code
 
     return min(rejected, key=rank)[1]
 
