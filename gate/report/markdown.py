@@ -1,8 +1,14 @@
-"""The verdict as markdown: what goes into a check run summary or a job summary."""
+"""The verdict as markdown: what goes into a check run summary or a job summary.
+
+The document is built as blocks (paragraphs and tables) so that it can be shortened to fit
+GitHub's 65535-character limit without ever cutting a table row or a code block in half.
+"""
 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 from gate.claim.model import Claim, VerdictState
 from gate.timefmt import format_rfc3339
@@ -15,52 +21,64 @@ _TITLE = {
 }
 
 
+@dataclass(frozen=True)
+class Block:
+    """Markdown lines that belong together; a table keeps `header` whenever it is shortened."""
+
+    lines: tuple[str, ...]
+    header: tuple[str, ...] = ()
+    what: str = "lines"
+
+    def text(self) -> str:
+        return "\n".join(self.header + self.lines) + "\n"
+
+
 def cell(text: str) -> str:
     """Make text safe inside a markdown table cell."""
     return text.replace("\\", "\\\\").replace("|", "\\|").replace("\r", " ").replace("\n", " ")
 
 
-def render_markdown(claim: Claim, verdict: Verdict, source: str) -> str:
-    lines = [
-        f"## Completion claim: {_TITLE[verdict.state]}",
-        "",
-        f"**Task** `{cell(claim.task.id)}`: {cell(claim.claimed_outcome)}",
-        "",
-        f"**Reason:** {cell(verdict.reason)}",
-        "",
+def markdown_blocks(
+    claim: Claim, verdict: Verdict, source: str, links: Sequence[str] = ()
+) -> list[Block]:
+    blocks = [
+        Block((f"## Completion claim: {_TITLE[verdict.state]}", "")),
+        Block((f"**Task** `{cell(claim.task.id)}`: {cell(claim.claimed_outcome)}", "")),
+        Block((f"**Reason:** {cell(verdict.reason)}", "")),
     ]
     unmet_by_mutation = defaultdict(list)
     for entry in verdict.unmet:
         if entry.mutation is not None:
             unmet_by_mutation[entry.mutation].append(entry)
+    supporters: dict[str, list[str]] = defaultdict(list)
+    for index, assessment in enumerate(verdict.assessments):
+        for mutation_id in assessment.supports:
+            supporters[mutation_id].append(f"#{index} {verdict.items[index].evidence.check_type}")
     if claim.mutations:
-        lines += ["| mutation | kind | target | at | evidence |", "|---|---|---|---|---|"]
+        rows = []
         for mutation in claim.mutations:
-            supporting = [
-                f"#{index} {verdict.items[index].evidence.check_type}"
-                for index, assessment in enumerate(verdict.assessments)
-                if mutation.id in assessment.supports
-            ]
             if unmet_by_mutation.get(mutation.id):
                 status = "; ".join(f"`{u.code}`" for u in unmet_by_mutation[mutation.id])
             else:
-                status = "covered by " + ", ".join(supporting)
-            lines.append(
+                status = "covered by " + ", ".join(supporters[mutation.id])
+            rows.append(
                 f"| `{cell(mutation.id)}` | {cell(mutation.kind)} | {cell(mutation.target or '')}"
                 f" | {format_rfc3339(mutation.at)} | {cell(status)} |"
             )
-        lines.append("")
+        blocks.append(Block(
+            tuple(rows),
+            header=("| mutation | kind | target | at | evidence |", "|---|---|---|---|---|"),
+            what="mutations",
+        ))
+        blocks.append(Block(("",)))
     if verdict.unmet:
-        lines.append(f"### Unmet ({len(verdict.unmet)})")
-        lines.append("")
-        lines.extend(f"- `{entry.code}`: {cell(entry.message)}" for entry in verdict.unmet)
-        lines.append("")
-    lines += [
-        "### Evidence",
-        "",
-        "| # | check | verifier | origin | at | counts |",
-        "|---|---|---|---|---|---|",
-    ]
+        blocks.append(Block((f"### Unmet ({len(verdict.unmet)})", "")))
+        blocks.append(Block(
+            tuple(f"- `{entry.code}`: {cell(entry.message)}" for entry in verdict.unmet),
+            what="unmet items",
+        ))
+        blocks.append(Block(("",)))
+    rows = []
     for index, (item, assessment) in enumerate(
         zip(verdict.items, verdict.assessments, strict=True)
     ):
@@ -69,16 +87,68 @@ def render_markdown(claim: Claim, verdict: Verdict, source: str) -> str:
         )
         if assessment.contradicts:
             counts += " (contradicts)"
-        lines.append(
+        rows.append(
             f"| {index} | {item.evidence.check_type} | `{cell(item.evidence.verifier.id)}`"
             f" | {item.origin}: {cell(item.source)} | {format_rfc3339(item.evidence.at)}"
             f" | {counts} |"
         )
-    lines += [
-        "",
+    blocks.append(Block(("### Evidence", "")))
+    if rows:
+        blocks.append(Block(
+            tuple(rows),
+            header=("| # | check | verifier | origin | at | counts |",
+                    "|---|---|---|---|---|---|"),
+            what="evidence rows",
+        ))
+    else:
+        blocks.append(Block(("No evidence at all.",)))
+    blocks.append(Block(("",)))
+    if links:
+        blocks.append(Block(("### Runs that supplied evidence", "")))
+        blocks.append(Block(tuple(f"- {link}" for link in links), what="run links"))
+        blocks.append(Block(("",)))
+    blocks.append(Block((
         f"Policy `{cell(verdict.policy.id)}` (sha256 `{verdict.policy.digest}`) from"
         f" {cell(verdict.policy.source)}; decided by `{verdict.decided_by}` at"
         f" {format_rfc3339(verdict.decided_at)}; claim `{cell(source)}`.",
-        "",
-    ]
-    return "\n".join(lines)
+    )))
+    return blocks
+
+
+def fit_blocks(blocks: Sequence[Block], limit: int) -> str:
+    """Join blocks within `limit` characters. The first block that does not fit is shortened
+    at a line boundary (a table keeps its header), later blocks are left out, and a closing
+    note says what was left out."""
+    whole = "".join(block.text() for block in blocks)
+    if len(whole) <= limit:
+        return whole
+    budget = limit - 300  # room for the closing note
+    parts: list[str] = []
+    used = 0
+    for position, block in enumerate(blocks):
+        text = block.text()
+        if used + len(text) <= budget:
+            parts.append(text)
+            used += len(text)
+            continue
+        room = budget - used - sum(len(line) + 1 for line in block.header)
+        kept: list[str] = []
+        for line in block.lines:
+            if len(line) + 1 > room:
+                break
+            kept.append(line)
+            room -= len(line) + 1
+        if kept:
+            parts.append("\n".join(block.header + tuple(kept)) + "\n")
+        later = len(blocks) - position - 1
+        note = (
+            f"\n_Shortened to fit GitHub's {limit}-character limit: left out"
+            f" {len(block.lines) - len(kept)} {block.what} and {later} later section(s). The full"
+            " record is in the check run's text, the job summary and the `claim-json` file._\n"
+        )
+        return "".join(parts) + note
+    return "".join(parts)
+
+
+def render_markdown(claim: Claim, verdict: Verdict, source: str, links: Sequence[str] = ()) -> str:
+    return "".join(block.text() for block in markdown_blocks(claim, verdict, source, links))

@@ -1,0 +1,1 @@
+"""Talking to GitHub: events, the API client, and what the action reads and posts."""

@@ -1,0 +1,296 @@
+"""The GitHub REST calls the gate makes, through PyGithub's requester, nothing more.
+
+Raw JSON comes in here and leaves as frozen records, so the rest of the gate never sees a
+dict of unknown shape. Retries (5xx, rate limits, honouring Retry-After) and timeouts are
+chosen on purpose in `connect`; every list is read to its last page with per_page=100.
+Artifact downloads follow GitHub's 302 with a plain client that never sends the token.
+"""
+
+from __future__ import annotations
+
+import re
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from github import Auth, Github, GithubException, GithubRetry
+from requests.exceptions import RequestException
+
+from gate.errors import CouldNotDecide
+from gate.github.event import PullRequestRef, pull_request_ref
+from gate.timefmt import TimestampError, parse_rfc3339
+
+PER_PAGE = 100
+_NEXT = re.compile(r'<([^>]+)>;\s*rel="next"')
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How hard to try before the gate says it could not decide (exit 4 / failure)."""
+
+    total: int = 5
+    backoff_factor: float = 1.0
+    timeout_s: int = 30
+    max_rate_limit_wait_s: float = 120.0
+
+
+@dataclass(frozen=True)
+class WorkflowRun:
+    id: int
+    name: str
+    path: str
+    event: str
+    head_sha: str
+    status: str
+    conclusion: str | None
+    run_attempt: int
+    created_at: datetime
+    run_started_at: datetime | None
+    updated_at: datetime
+    html_url: str
+    pull_numbers: tuple[int, ...]
+    app_slug: str | None = None
+
+
+@dataclass(frozen=True)
+class Artifact:
+    id: int
+    name: str
+    size_in_bytes: int
+    expired: bool
+    run_id: int | None
+
+
+@dataclass(frozen=True)
+class DeploymentStatus:
+    state: str
+    creator: str
+    environment_url: str | None
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class Deployment:
+    id: int
+    sha: str
+    environment: str
+    creator: str
+    created_at: datetime
+    latest_status: DeploymentStatus | None
+
+
+@dataclass(frozen=True)
+class PostedCheckRun:
+    id: int
+    html_url: str | None
+
+
+class CheckRunForbidden(CouldNotDecide):
+    """The token may not create check runs (a fork's pull_request token)."""
+
+
+def connect(api_url: str, token: str, retry: RetryPolicy) -> Github:
+    return Github(
+        base_url=api_url.rstrip("/"),
+        auth=Auth.Token(token),
+        timeout=retry.timeout_s,
+        per_page=PER_PAGE,
+        retry=GithubRetry(
+            total=retry.total,
+            backoff_factor=retry.backoff_factor,
+            status_forcelist=[403, 429, 500, 502, 503, 504],
+            respect_retry_after_header=True,
+            max_rate_limit_wait=retry.max_rate_limit_wait_s,
+        ),
+        seconds_between_requests=None,
+        seconds_between_writes=None,
+    )
+
+
+def _time(value: Any, what: str) -> datetime:
+    try:
+        return parse_rfc3339(str(value))
+    except TimestampError as exc:
+        raise CouldNotDecide(f"GitHub returned an unreadable time for {what}: {exc}") from None
+
+
+def _optional_time(value: Any, what: str) -> datetime | None:
+    return None if value is None else _time(value, what)
+
+
+class GitHubApi:
+    """The gate's view of one repository on one GitHub (or GitHub Enterprise) server."""
+
+    def __init__(
+        self, *, github: Github, repository: str, download_timeout_s: float = 60.0
+    ) -> None:
+        self._github = github
+        self._requester = github.requester
+        self.repository = repository
+        self._download_timeout_s = download_timeout_s
+
+    def _request(
+        self, verb: str, path: str, params: Mapping[str, Any] | None = None,
+        body: Mapping[str, Any] | None = None,
+    ) -> tuple[dict[str, Any], Any]:
+        try:
+            return self._requester.requestJsonAndCheck(
+                verb, path, parameters=dict(params) if params else None,
+                input=dict(body) if body is not None else None,
+            )
+        except GithubException as exc:
+            message = exc.data.get("message") if isinstance(exc.data, dict) else exc.data
+            raise _ApiError(
+                exc.status, f"GitHub answered {exc.status} to {verb} {path}: {message}"
+            ) from None
+        except RequestException as exc:
+            raise CouldNotDecide(f"GitHub could not be reached for {verb} {path}: {exc}") from None
+
+    def _pages(self, path: str, params: Mapping[str, Any], key: str | None) -> Iterator[Any]:
+        url: str | None = path
+        query: Mapping[str, Any] | None = {**params, "per_page": PER_PAGE}
+        while url is not None:
+            headers, data = self._request("GET", url, query)
+            items = data.get(key, []) if key is not None else data
+            yield from items
+            match = _NEXT.search(headers.get("link", ""))
+            url, query = (match.group(1), None) if match else (None, None)
+
+    @property
+    def _repo(self) -> str:
+        return f"/repos/{self.repository}"
+
+    def pull(self, number: int) -> PullRequestRef:
+        _, data = self._request("GET", f"{self._repo}/pulls/{number}")
+        return pull_request_ref(data, f"GitHub PR #{number}")
+
+    def pulls_for_commit(self, sha: str) -> list[int]:
+        return [int(p["number"]) for p in self._pages(f"{self._repo}/commits/{sha}/pulls", {}, None)
+                if p.get("state") == "open"]
+
+    def file_at(self, path: str, ref: str) -> bytes | None:
+        """A file's bytes at a commit, or None when it does not exist there."""
+        quoted = urllib.parse.quote(path)
+        try:
+            _, data = self._request("GET", f"{self._repo}/contents/{quoted}", {"ref": ref})
+        except _ApiError as exc:
+            if exc.status == 404:
+                return None
+            raise
+        if not isinstance(data, dict) or data.get("type") != "file":
+            return None
+        import base64
+
+        if data.get("encoding") != "base64":
+            raise CouldNotDecide(f"{path} at {ref} is too large for the contents API")
+        return base64.b64decode(data.get("content", ""))
+
+    def tree_paths(self, ref: str) -> list[str]:
+        _, data = self._request("GET", f"{self._repo}/git/trees/{ref}", {"recursive": "1"})
+        return [entry["path"] for entry in data.get("tree", []) if entry.get("type") == "blob"]
+
+    def workflow_runs(self, head_sha: str) -> list[WorkflowRun]:
+        runs = []
+        for raw in self._pages(f"{self._repo}/actions/runs", {"head_sha": head_sha},
+                               "workflow_runs"):
+            runs.append(WorkflowRun(
+                id=int(raw["id"]),
+                name=str(raw.get("name") or ""),
+                path=str(raw.get("path") or ""),
+                event=str(raw.get("event") or ""),
+                head_sha=str(raw["head_sha"]),
+                status=str(raw.get("status") or ""),
+                conclusion=raw.get("conclusion"),
+                run_attempt=int(raw.get("run_attempt") or 1),
+                created_at=_time(raw["created_at"], f"run {raw['id']} created_at"),
+                run_started_at=_optional_time(raw.get("run_started_at"),
+                                              f"run {raw['id']} run_started_at"),
+                updated_at=_time(raw["updated_at"], f"run {raw['id']} updated_at"),
+                html_url=str(raw.get("html_url") or ""),
+                pull_numbers=tuple(int(p["number"]) for p in raw.get("pull_requests") or []),
+            ))
+        return runs
+
+    def artifacts(self, run_id: int) -> list[Artifact]:
+        return [
+            Artifact(
+                id=int(raw["id"]),
+                name=str(raw["name"]),
+                size_in_bytes=int(raw.get("size_in_bytes") or 0),
+                expired=bool(raw.get("expired")),
+                run_id=(raw.get("workflow_run") or {}).get("id"),
+            )
+            for raw in self._pages(f"{self._repo}/actions/runs/{run_id}/artifacts", {},
+                                   "artifacts")
+        ]
+
+    def download_artifact(self, artifact: Artifact, max_bytes: int) -> bytes:
+        """Ask for the 302 without following it, then fetch the storage URL without the token."""
+        path = f"{self._repo}/actions/artifacts/{artifact.id}/zip"
+        try:
+            status, headers, _ = self._requester.requestJson("GET", path)
+        except RequestException as exc:
+            raise CouldNotDecide(f"GitHub could not be reached for GET {path}: {exc}") from None
+        if status == 410:
+            raise ArtifactGone(f"artifact {artifact.name!r} ({artifact.id}) has expired")
+        location = headers.get("location")
+        if status != 302 or not location:
+            raise CouldNotDecide(f"GET {path} answered {status} without a download location")
+        request = urllib.request.Request(location, method="GET")  # noqa: S310 - https or loopback
+        try:
+            with urllib.request.urlopen(request, timeout=self._download_timeout_s) as response:  # noqa: S310
+                data: bytes = response.read(max_bytes + 1)
+        except (urllib.error.URLError, TimeoutError, OSError) as exc:
+            message = f"artifact {artifact.name!r} could not be downloaded: {exc}"
+            raise CouldNotDecide(message) from None
+        if len(data) > max_bytes:
+            raise CouldNotDecide(
+                f"artifact {artifact.name!r} is over the {max_bytes}-byte download limit"
+            )
+        return data
+
+    def deployments(self, sha: str) -> list[Deployment]:
+        found = []
+        for raw in self._pages(f"{self._repo}/deployments", {"sha": sha}, None):
+            statuses = list(self._pages(f"{self._repo}/deployments/{raw['id']}/statuses", {}, None))
+            latest = max(statuses, key=lambda s: str(s.get("created_at")), default=None)
+            found.append(Deployment(
+                id=int(raw["id"]),
+                sha=str(raw["sha"]),
+                environment=str(raw.get("environment") or ""),
+                creator=str((raw.get("creator") or {}).get("login") or ""),
+                created_at=_time(raw["created_at"], f"deployment {raw['id']}"),
+                latest_status=None if latest is None else DeploymentStatus(
+                    state=str(latest.get("state")),
+                    creator=str((latest.get("creator") or {}).get("login") or ""),
+                    environment_url=latest.get("environment_url") or None,
+                    created_at=_time(latest["created_at"], f"deployment {raw['id']} status"),
+                ),
+            ))
+        return found
+
+    def create_check_run(self, payload: Mapping[str, Any]) -> PostedCheckRun:
+        try:
+            _, data = self._request("POST", f"{self._repo}/check-runs", body=payload)
+        except _ApiError as exc:
+            if exc.status in (403, 404):
+                raise CheckRunForbidden(str(exc)) from None
+            raise
+        return PostedCheckRun(int(data["id"]), data.get("html_url"))
+
+    def update_check_run(self, check_run_id: int, payload: Mapping[str, Any]) -> None:
+        self._request("PATCH", f"{self._repo}/check-runs/{check_run_id}", body=payload)
+
+
+class _ApiError(CouldNotDecide):
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class ArtifactGone(CouldNotDecide):
+    """The artifact expired (410): its evidence is absent, not a fault of the gate."""

@@ -1,0 +1,144 @@
+"""Which pull request and commit an event is about, from the payload at GITHUB_EVENT_PATH.
+
+Only the fields the gate needs are read, and every one is checked: a payload is input like
+any other. The PR's details (head SHA, author, body) are fetched through the API later when
+the event does not carry them (workflow_run, workflow_dispatch, merge_group).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from gate.errors import InvalidInput
+
+PULL_REQUEST_ACTIONS = frozenset(
+    {"opened", "synchronize", "reopened", "ready_for_review", "edited"}
+)
+_SHA = re.compile(r"^[0-9a-f]{40}$")
+_QUEUE_REF = re.compile(r"/pr-(?P<number>\d+)-[0-9a-f]{40}$")
+
+
+@dataclass(frozen=True)
+class PullRequestRef:
+    number: int
+    head_sha: str
+    head_ref: str
+    head_repo: str
+    base_ref: str
+    base_repo: str
+    author: str
+    body: str
+
+    @property
+    def from_fork(self) -> bool:
+        return self.head_repo.lower() != self.base_repo.lower()
+
+
+@dataclass(frozen=True)
+class Trigger:
+    """What the gate must decide: a PR (known or to fetch) and, for a queue, its group."""
+
+    event: str
+    action: str | None
+    repository: str
+    pull: PullRequestRef | None = None
+    pull_number: int | None = None
+    head_sha: str | None = None
+    merge_group_sha: str | None = None
+    merge_group_base_ref: str | None = None
+    ignore_reason: str | None = None
+
+
+class UnsupportedEvent(InvalidInput):
+    """The workflow runs the gate on an event it cannot decide anything for."""
+
+
+def _get(payload: Mapping[str, Any], source: str, *path: str) -> Any:
+    value: Any = payload
+    for index, key in enumerate(path):
+        if not isinstance(value, Mapping) or key not in value:
+            where = "/" + "/".join(path[: index + 1])
+            raise InvalidInput(source, None, f"the event payload has no {where}")
+        value = value[key]
+    return value
+
+
+def _sha(value: Any, source: str, where: str) -> str:
+    if not isinstance(value, str) or not _SHA.match(value):
+        raise InvalidInput(source, None, f"{where} is not a 40-character commit SHA: {value!r}")
+    return value
+
+
+def pull_request_ref(pull: Mapping[str, Any], source: str) -> PullRequestRef:
+    """A PR object as the REST API and pull_request events both shape it."""
+    head_repo = _get(pull, source, "head", "repo")
+    return PullRequestRef(
+        number=int(_get(pull, source, "number")),
+        head_sha=_sha(_get(pull, source, "head", "sha"), source, "/pull_request/head/sha"),
+        head_ref=str(_get(pull, source, "head", "ref")),
+        # A deleted fork leaves head.repo null; it is then certainly not the base repository.
+        head_repo=str(head_repo["full_name"]) if isinstance(head_repo, Mapping) else "(deleted)",
+        base_ref=str(_get(pull, source, "base", "ref")),
+        base_repo=str(_get(pull, source, "base", "repo", "full_name")),
+        author=str(_get(pull, source, "user", "login")),
+        body=str(pull.get("body") or ""),
+    )
+
+
+def parse_event(name: str, payload: Any, source: str, dispatch_pr: int | None = None) -> Trigger:
+    """Turn an event into a Trigger; UnsupportedEvent for events the gate cannot serve."""
+    if not isinstance(payload, Mapping):
+        raise InvalidInput(source, None, "the event payload is not a JSON object")
+    repository = str(_get(payload, source, "repository", "full_name"))
+    action = payload.get("action")
+    action = str(action) if action is not None else None
+    if name in ("pull_request", "pull_request_target"):
+        if action not in PULL_REQUEST_ACTIONS:
+            return Trigger(name, action, repository,
+                           ignore_reason=f"nothing to decide for {name}.{action}")
+        pull = pull_request_ref(_get(payload, source, "pull_request"), source)
+        return Trigger(name, action, repository, pull=pull, pull_number=pull.number,
+                       head_sha=pull.head_sha)
+    if name == "workflow_run":
+        if action != "completed":
+            return Trigger(name, action, repository,
+                           ignore_reason=f"nothing to decide until the run completes ({action})")
+        run = _get(payload, source, "workflow_run")
+        head_sha = _sha(_get(run, source, "head_sha"), source, "/workflow_run/head_sha")
+        pulls = run.get("pull_requests") or []
+        number = int(pulls[0]["number"]) if pulls and isinstance(pulls[0], Mapping) else None
+        return Trigger(name, action, repository, pull_number=number, head_sha=head_sha)
+    if name == "workflow_dispatch":
+        inputs = payload.get("inputs") or {}
+        raw: Any = dispatch_pr
+        if raw is None:
+            raw = inputs.get("pr") or inputs.get("pull")
+        try:
+            number = int(raw)
+        except (TypeError, ValueError):
+            raise InvalidInput(
+                source, None, "workflow_dispatch needs the pull request number",
+                "give the action the `pr` input or a workflow input named `pr`",
+            ) from None
+        return Trigger(name, action, repository, pull_number=number)
+    if name == "merge_group":
+        if action != "checks_requested":
+            return Trigger(name, action, repository,
+                           ignore_reason=f"nothing to decide for merge_group.{action}")
+        group = _get(payload, source, "merge_group")
+        head_ref = str(_get(group, source, "head_ref"))
+        match = _QUEUE_REF.search(head_ref)
+        return Trigger(
+            name, action, repository,
+            pull_number=int(match["number"]) if match else None,
+            merge_group_sha=_sha(_get(group, source, "head_sha"), source, "/merge_group/head_sha"),
+            merge_group_base_ref=str(_get(group, source, "base_ref")),
+        )
+    raise UnsupportedEvent(
+        source, None, f"claim-gate does not run on {name!r} events",
+        "run it on pull_request, pull_request_target, workflow_run (completed), merge_group"
+        " or workflow_dispatch with a PR number",
+    )
