@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from enum import IntEnum
 from pathlib import Path
@@ -21,6 +21,9 @@ from gate.claim.loader import (
 )
 from gate.claim.model import VerdictState
 from gate.evidence.interface import EvidenceItem, Origin
+from gate.evidence.probe.collect import probe_evidence
+from gate.evidence.probe.observe import ProbeContext, ProbeIO
+from gate.evidence.probe.records import recorded_disqualification
 from gate.policy import Policy, default_policy, load_policy
 from gate.report.markdown import render_markdown
 from gate.report.record import completed_record
@@ -54,6 +57,8 @@ class VerifyOptions:
     now: datetime | None = None
     format: str = "text"
     max_claim_bytes: int = DEFAULT_MAX_CLAIM_BYTES
+    probe: bool = False  # run the policy's live probes (gate/evidence/probe)
+    probe_context: ProbeContext = field(default_factory=ProbeContext)
 
 
 @dataclass(frozen=True)
@@ -72,7 +77,12 @@ def operator_evidence(paths: Sequence[Path]) -> list[EvidenceItem]:
     items: list[EvidenceItem] = []
     for path in paths:
         document, records = load_evidence_records(path)
-        items.extend(EvidenceItem(record, Origin.OPERATOR, document.source) for record in records)
+        items.extend(
+            EvidenceItem(
+                record, Origin.OPERATOR, document.source, recorded_disqualification(record)
+            )
+            for record in records
+        )
     return items
 
 
@@ -90,10 +100,16 @@ def render(result_format: str, loaded: LoadedClaim, verdict: Verdict) -> str:
     return render_text(loaded.claim, verdict, loaded.source)
 
 
-def run_verify(options: VerifyOptions, now: datetime) -> VerifyResult:
-    """Load everything (InvalidInput on bad input), decide, render."""
+def run_verify(
+    options: VerifyOptions, now: datetime, probe_io: ProbeIO | None = None
+) -> VerifyResult:
+    """Load everything (InvalidInput on bad input), probe if asked, decide, render."""
     loaded = load_claim(options.claim, options.max_claim_bytes)
     policy = choose_policy(options.policy, options.trusted_verifiers)
     evidence = operator_evidence(options.evidence)
+    if options.probe:
+        io = probe_io or ProbeIO.system()
+        evidence += probe_evidence(loaded.claim, policy, options.probe_context, io)
+        now = io.clock()  # decide after the observations arrived, not before
     verdict = decide(loaded.claim, evidence, policy, options.now or now)
     return VerifyResult(loaded, verdict, render(options.format, loaded, verdict))
