@@ -237,3 +237,38 @@ def test_secrets_never_reach_output_records_or_logs(
     haystack = "\n".join([*outputs, output.read_text(), caplog.text])
     assert TOKEN not in haystack
     assert TOKEN[:12] not in haystack
+
+
+def test_probe_command_for_a_deploy_writes_the_head_sha_expectation(tmp_path: Path) -> None:
+    head = "0123456789abcdef0123456789abcdef01234567"
+    claim = tmp_path / "claim.json"
+    claim.write_text(json.dumps({
+        "spec_version": "0.1",
+        "task": {"id": "t", "description": "deploy"},
+        "claimed_outcome": "Deployed.",
+        "mutations": [{"id": "d1", "kind": "deploy", "target": "staging",
+                       "at": "2026-08-27T18:04:00Z"}],
+    }))
+    policy = tmp_path / "policy.yml"
+    policy.write_text(
+        "id: d\nprobes:\n  allowed_hosts: ['127.0.0.1']\n  allow_http: true\n"
+        "  endpoint_health:\n    - environment: staging\n      path: /version\n"
+        "      assert: [{json_pointer: /sha, equals: '{sha}'}]\n"
+    )
+    output = tmp_path / "evidence.json"
+    probe_io, clock = _io({})
+    with serve(lambda seen, body: Reply.json(200, {"sha": head})) as app:
+        code, _, err = _main(
+            ["probe", str(claim), "--policy", str(policy), "--output", str(output),
+             "--head-sha", head, "--environment-url", f"staging={app.url}/"], probe_io, clock,
+        )
+    assert code == 0, err
+    assert [seen.path for seen in app.seen] == ["/version"]
+    (record,) = json.loads(output.read_text())
+    validator("#/$defs/evidence").validate(record)
+    assert record["expected"] == {"status": 200, "json:/sha": head}
+    assert record["observed_value"] == {"status": 200, "json:/sha": head}
+    assert record["covers"] == ["d1"]
+    assert record["target"] == "staging"
+    code, out, _ = _main(["verify", str(claim), "--evidence", str(output)], probe_io, clock)
+    assert code == 0, out

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from gate.claim.model import CheckType, VerdictState, VerifierKind
+from gate.errors import InvalidInput
 from gate.evidence.interface import Origin
 from gate.evidence.probe.http import HttpTransport
 from gate.evidence.probe.observe import PROBE_VERIFIER_ID, ProbeContext, ProbeIO
@@ -295,6 +296,12 @@ def test_a_slow_server_times_out_and_is_unverified(
         result, _ = _verify(tmp_path, policy, app.url)
     assert result.verdict.state is VerdictState.UNVERIFIED
     assert "no answer within the 0.2s timeout" in result.verdict.reason
+
+
+def test_a_missing_ca_bundle_is_invalid_input(tmp_path: Path, certificate: Certificate) -> None:
+    policy = _policy(tmp_path, certificate, ca_bundle=str(tmp_path / "nope.pem"))
+    with pytest.raises(InvalidInput, match=r"/probes/ca_bundle: .*nope.pem is not a file"):
+        _verify(tmp_path, policy, "https://127.0.0.1:1")
 
 
 @pytest.fixture

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from pathlib import Path
 
 from gate.claim.model import Claim
 from gate.errors import InvalidInput
@@ -26,7 +27,13 @@ def probe_settings(policy: Policy) -> ProbeSettings:
             policy.source, None, f"the policy has no `{SECTION}` section, so there is nothing to"
             " probe", "add one (README: Live evidence) or run without --probe",
         )
-    return parse_probes(raw, policy.source)
+    settings = parse_probes(raw, policy.source)
+    if settings.ca_bundle is not None and not Path(settings.ca_bundle).is_file():
+        raise InvalidInput(
+            policy.source, None, f"/{SECTION}/ca_bundle: {settings.ca_bundle} is not a file",
+            "give the path of a PEM file with the CA certificates to trust",
+        )
+    return settings
 
 
 def probe_evidence(

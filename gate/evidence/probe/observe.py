@@ -77,8 +77,10 @@ class ProbeContext:
 
 
 @dataclass(frozen=True)
-class _Secrets:
-    values: tuple[str, ...]
+class Secrets:
+    """Secret header values of one probe; any copy in what is recorded becomes [redacted]."""
+
+    values: tuple[str, ...]  # longest first, so "Bearer x" goes before "x"
 
     def redact(self, value: JSON) -> JSON:
         if isinstance(value, str):
@@ -257,11 +259,11 @@ class ProbeRunner:
         if job.missing is not None or job.url is None:
             code = NOTHING_EXPECTED if job.url is not None else FAILED
             reason = job.missing or "no URL"
-            return self._failed(job, reason, code, self.io.clock(), 0, _Secrets(()))
+            return self._failed(job, reason, code, self.io.clock(), 0, Secrets(()))
         headers, secret_values = _resolve_headers(
             job.headers, self.io.environ, self.context, job.place
         )
-        secrets = _Secrets(secret_values)
+        secrets = Secrets(secret_values)
         outcome = fetcher.fetch(job.method, job.url, headers)
         if isinstance(outcome, FetchFailed):
             code = REFUSED if outcome.refused else FAILED
@@ -280,7 +282,7 @@ class ProbeRunner:
         }
 
     def _failed(
-        self, job: _Job, error: str, code: str, at: datetime, attempts: int, secrets: _Secrets
+        self, job: _Job, error: str, code: str, at: datetime, attempts: int, secrets: Secrets
     ) -> EvidenceItem:
         error = str(secrets.redact(error))
         message = f"the gate's {job.check_type} probe of {job.target} got no observation: {error}"
@@ -303,7 +305,7 @@ class ProbeRunner:
         )
 
     def _observed(
-        self, job: _Job, observed: Mapping[str, JSON], fetched: Fetched, secrets: _Secrets,
+        self, job: _Job, observed: Mapping[str, JSON], fetched: Fetched, secrets: Secrets,
         **more: JSON,
     ) -> EvidenceItem:
         evidence = Evidence(
@@ -324,7 +326,7 @@ class ProbeRunner:
             f"probe {job.method} {job.url} answered {fetched.response.status}",
         )
 
-    def _endpoint_item(self, job: _Job, fetched: Fetched, secrets: _Secrets) -> EvidenceItem:
+    def _endpoint_item(self, job: _Job, fetched: Fetched, secrets: Secrets) -> EvidenceItem:
         response = fetched.response
         observed: dict[str, JSON] = {"status": response.status}
         parsed: tuple[bool, JSON] | None = None
@@ -347,7 +349,7 @@ class ProbeRunner:
                         observed[assertion.key] = value
         return self._observed(job, observed, fetched, secrets)
 
-    def _readback_item(self, job: _Job, fetched: Fetched, secrets: _Secrets) -> EvidenceItem:
+    def _readback_item(self, job: _Job, fetched: Fetched, secrets: Secrets) -> EvidenceItem:
         response = fetched.response
         probe = job.probe
         assert isinstance(probe, ReadbackProbe)
