@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from enum import IntEnum
 from pathlib import Path
@@ -72,14 +72,17 @@ class VerifyResult:
         return EXIT_FOR_STATE[self.verdict.state]
 
 
-def operator_evidence(paths: Sequence[Path]) -> list[EvidenceItem]:
+def operator_evidence(
+    paths: Sequence[Path], claim_sha256: str | None = None
+) -> list[EvidenceItem]:
     """Evidence records the operator named: they keep their own `kind`."""
     items: list[EvidenceItem] = []
     for path in paths:
         document, records = load_evidence_records(path)
         items.extend(
             EvidenceItem(
-                record, Origin.OPERATOR, document.source, recorded_disqualification(record)
+                record, Origin.OPERATOR, document.source,
+                recorded_disqualification(record, claim_sha256),
             )
             for record in records
         )
@@ -106,10 +109,11 @@ def run_verify(
     """Load everything (InvalidInput on bad input), probe if asked, decide, render."""
     loaded = load_claim(options.claim, options.max_claim_bytes)
     policy = choose_policy(options.policy, options.trusted_verifiers)
-    evidence = operator_evidence(options.evidence)
+    evidence = operator_evidence(options.evidence, loaded.document.sha256)
     if options.probe:
         io = probe_io or ProbeIO.system()
-        evidence += probe_evidence(loaded.claim, policy, options.probe_context, io)
+        context = replace(options.probe_context, claim_sha256=loaded.document.sha256)
+        evidence += probe_evidence(loaded.claim, policy, context, io)
         now = io.clock()  # decide after the observations arrived, not before
     verdict = decide(loaded.claim, evidence, policy, options.now or now)
     return VerifyResult(loaded, verdict, render(options.format, loaded, verdict))

@@ -272,3 +272,28 @@ def test_probe_command_for_a_deploy_writes_the_head_sha_expectation(tmp_path: Pa
     assert record["target"] == "staging"
     code, out, _ = _main(["verify", str(claim), "--evidence", str(output)], probe_io, clock)
     assert code == 0, out
+
+
+def test_a_probe_record_made_for_another_claim_does_not_count(
+    tmp_path: Path, records: tuple[RecordsService, Server]
+) -> None:
+    """The readback's expectation came from claim A; it says nothing about claim B."""
+    service, server = records
+    _write(service, server, "94107")
+    output = tmp_path / "evidence.json"
+    probe_io, clock = _io({"CLAIM_GATE_RECORDS_TOKEN": TOKEN})
+    claim_a = str(ROOT / "examples" / "claim.json")
+    code, _, err = _main(
+        ["probe", claim_a, "--policy", str(_example_policy(tmp_path, server)),
+         "--output", str(output)], probe_io, clock,
+    )
+    assert code == 0, err
+    document = json.loads((ROOT / "examples" / "claim.json").read_text())
+    document["claimed_outcome"] = "Updated the billing address on account 4471 to 10001."
+    document["mutations"][0]["x-intended"] = {"billing_zip": "10001"}
+    claim_b = tmp_path / "claim-b.json"
+    claim_b.write_text(json.dumps(document))
+    code, out, _ = _main(["verify", str(claim_b), "--evidence", str(output)], probe_io, clock)
+    assert code == 1
+    assert "[probe_other_claim]" in out
+    assert "made for another claim document" in out

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+from dataclasses import replace
 from typing import TextIO
 
 from gate.claim.loader import load_claim
@@ -50,7 +51,8 @@ def run_probe_command(args: argparse.Namespace, out: TextIO, io: ProbeIO) -> int
     """Observe and write records; deciding is `verify`'s job, so exit 0 once written."""
     loaded = load_claim(args.claim, args.max_claim_bytes)
     policy = load_policy(args.policy)
-    items = probe_evidence(loaded.claim, policy, probe_context(args), io)
+    context = replace(probe_context(args), claim_sha256=loaded.document.sha256)
+    items = probe_evidence(loaded.claim, policy, context, io)
     if not items:
         raise InvalidInput(
             str(args.policy), None,

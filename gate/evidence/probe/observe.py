@@ -74,6 +74,7 @@ class ProbeContext:
     head_sha: str | None = None
     environment_urls: Mapping[str, str] = field(default_factory=dict)
     policy_source: str = "policy"
+    claim_sha256: str | None = None  # binds written records to the claim document probed
 
 
 @dataclass(frozen=True)
@@ -278,6 +279,8 @@ class ProbeRunner:
             "url": job.url,
             "policy_place": job.place,
             "attempts": attempts,
+            **({"head_sha": self.context.head_sha} if self.context.head_sha else {}),
+            **({"claim_sha256": self.context.claim_sha256} if self.context.claim_sha256 else {}),
             **more,
         }
 
