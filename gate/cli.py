@@ -13,6 +13,8 @@ from gate import __version__
 from gate.claim.loader import DEFAULT_MAX_CLAIM_BYTES
 from gate.claim.schema import schema_text
 from gate.errors import CouldNotDecide, InvalidInput, UsageError
+from gate.evidence.probe.command import add_probe_arguments, probe_context, run_probe_command
+from gate.evidence.probe.observe import ProbeIO
 from gate.timefmt import TimestampError, parse_rfc3339
 from gate.verify import FORMATS, ExitCode, VerifyOptions, run_verify
 
@@ -93,6 +95,33 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"refuse claim files larger than N bytes (default {DEFAULT_MAX_CLAIM_BYTES})",
     )
 
+    verify.add_argument(
+        "--probe", action="store_true",
+        help="run the policy's live probes (endpoint_health, state_readback) before deciding",
+    )
+    add_probe_arguments(verify)
+
+    probe = commands.add_parser(
+        "probe",
+        help="run the policy's live probes for a claim and write evidence records",
+        description="Observe only: run the policy's probes for CLAIM and write the"
+        " observations as evidence records (for a later `verify --evidence`).",
+    )
+    probe.add_argument("claim", type=Path, metavar="CLAIM", help="the claim file (JSON)")
+    probe.add_argument(
+        "--policy", type=Path, metavar="FILE", required=True,
+        help="the operator's policy with a `probes` section (JSON or YAML)",
+    )
+    probe.add_argument(
+        "--output", type=Path, metavar="FILE", required=True,
+        help="write the evidence records (a JSON list) here",
+    )
+    probe.add_argument(
+        "--max-claim-bytes", type=_positive, default=DEFAULT_MAX_CLAIM_BYTES, metavar="N",
+        help=f"refuse claim files larger than N bytes (default {DEFAULT_MAX_CLAIM_BYTES})",
+    )
+    add_probe_arguments(probe)
+
     commands.add_parser(
         "schema", help="print the JSON Schema of completion claim v0.1",
         description="Print the JSON Schema (draft 2020-12) of completion claim v0.1.",
@@ -100,7 +129,9 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _verify(args: argparse.Namespace, clock: Callable[[], datetime], out: TextIO) -> int:
+def _verify(
+    args: argparse.Namespace, clock: Callable[[], datetime], out: TextIO, probe_io: ProbeIO
+) -> int:
     options = VerifyOptions(
         claim=args.claim,
         evidence=tuple(args.evidence),
@@ -109,8 +140,10 @@ def _verify(args: argparse.Namespace, clock: Callable[[], datetime], out: TextIO
         now=args.now,
         format=args.format,
         max_claim_bytes=args.max_claim_bytes,
+        probe=args.probe,
+        probe_context=probe_context(args),
     )
-    result = run_verify(options, clock())
+    result = run_verify(options, clock(), probe_io)
     if args.output is not None:
         try:
             args.output.write_text(result.output, encoding="utf-8")
@@ -127,15 +160,19 @@ def main(
     clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     out: TextIO | None = None,
     err: TextIO | None = None,
+    probe_io: ProbeIO | None = None,
 ) -> int:
     """Run the command line; returns the exit code (see EXIT_CODES_HELP)."""
     out = out or sys.stdout
     err = err or sys.stderr
+    probe_io = probe_io or ProbeIO.system(clock)
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
         if args.command == "verify":
-            return _verify(args, clock, out)
+            return _verify(args, clock, out, probe_io)
+        if args.command == "probe":
+            return run_probe_command(args, out, probe_io)
         if args.command == "schema":
             out.write(schema_text())
             return int(ExitCode.VERIFIED)

@@ -22,6 +22,7 @@ from gate.claim.jsondoc import decode_utf8, parse_json, read_capped
 from gate.claim.jsonpos import pointer
 from gate.claim.model import JSON, CheckType, PolicyRequest
 from gate.errors import InvalidInput
+from gate.evidence.probe.definitions import parse_probes
 
 MAX_POLICY_BYTES = 1 << 20
 
@@ -36,7 +37,7 @@ DEFAULT_MAX_AGE_S: Mapping[CheckType, int] = {
 }
 
 #: Top-level policy sections owned by other rooms of the gate (validated there).
-SECTIONS: frozenset[str] = frozenset()
+SECTIONS: frozenset[str] = frozenset({"probes"})
 
 _CHECK_TYPE = {"enum": [str(check) for check in CheckType]}
 _POLICY_SCHEMA: dict[str, Any] = {
@@ -149,6 +150,8 @@ def parse_policy_document(raw: Any, source: str) -> Policy:
             message += " code_change_kinds" + "".join(f", {s}" for s in sorted(SECTIONS))
             message += " and x- fields; a misspelt key would silently weaken the policy)"
         raise InvalidInput(source, None, f"{where}: {message}")
+    if "probes" in raw:
+        parse_probes(raw["probes"], source)  # the probes room refuses a bad probe at load time
     ages = dict(DEFAULT_MAX_AGE_S)
     if "max_age_s" in raw:
         ages.update(parse_max_age(raw["max_age_s"]))

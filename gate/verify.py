@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from enum import IntEnum
 from pathlib import Path
@@ -21,6 +21,9 @@ from gate.claim.loader import (
 )
 from gate.claim.model import VerdictState
 from gate.evidence.interface import EvidenceItem, Origin
+from gate.evidence.probe.collect import probe_evidence
+from gate.evidence.probe.observe import ProbeContext, ProbeIO
+from gate.evidence.probe.records import recorded_disqualification
 from gate.policy import Policy, default_policy, load_policy
 from gate.report.markdown import render_markdown
 from gate.report.record import completed_record
@@ -54,6 +57,8 @@ class VerifyOptions:
     now: datetime | None = None
     format: str = "text"
     max_claim_bytes: int = DEFAULT_MAX_CLAIM_BYTES
+    probe: bool = False  # run the policy's live probes (gate/evidence/probe)
+    probe_context: ProbeContext = field(default_factory=ProbeContext)
 
 
 @dataclass(frozen=True)
@@ -67,12 +72,20 @@ class VerifyResult:
         return EXIT_FOR_STATE[self.verdict.state]
 
 
-def operator_evidence(paths: Sequence[Path]) -> list[EvidenceItem]:
+def operator_evidence(
+    paths: Sequence[Path], claim_sha256: str | None = None
+) -> list[EvidenceItem]:
     """Evidence records the operator named: they keep their own `kind`."""
     items: list[EvidenceItem] = []
     for path in paths:
         document, records = load_evidence_records(path)
-        items.extend(EvidenceItem(record, Origin.OPERATOR, document.source) for record in records)
+        items.extend(
+            EvidenceItem(
+                record, Origin.OPERATOR, document.source,
+                recorded_disqualification(record, claim_sha256),
+            )
+            for record in records
+        )
     return items
 
 
@@ -90,10 +103,17 @@ def render(result_format: str, loaded: LoadedClaim, verdict: Verdict) -> str:
     return render_text(loaded.claim, verdict, loaded.source)
 
 
-def run_verify(options: VerifyOptions, now: datetime) -> VerifyResult:
-    """Load everything (InvalidInput on bad input), decide, render."""
+def run_verify(
+    options: VerifyOptions, now: datetime, probe_io: ProbeIO | None = None
+) -> VerifyResult:
+    """Load everything (InvalidInput on bad input), probe if asked, decide, render."""
     loaded = load_claim(options.claim, options.max_claim_bytes)
     policy = choose_policy(options.policy, options.trusted_verifiers)
-    evidence = operator_evidence(options.evidence)
+    evidence = operator_evidence(options.evidence, loaded.document.sha256)
+    if options.probe:
+        io = probe_io or ProbeIO.system()
+        context = replace(options.probe_context, claim_sha256=loaded.document.sha256)
+        evidence += probe_evidence(loaded.claim, policy, context, io)
+        now = io.clock()  # decide after the observations arrived, not before
     verdict = decide(loaded.claim, evidence, policy, options.now or now)
     return VerifyResult(loaded, verdict, render(options.format, loaded, verdict))

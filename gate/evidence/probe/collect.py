@@ -1,0 +1,58 @@
+"""The probe room's entry: a policy and a claim in, evidence items (or records) out.
+
+`verify --probe` adds these items to the operator's evidence before the engine decides;
+`claim-gate probe` writes them as records for a later `verify --evidence`, for systems a CI
+job can reach but the gate cannot. The GitHub Action will call the same function with the
+environment URLs from the deployment statuses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from gate.claim.model import Claim
+from gate.errors import InvalidInput
+from gate.evidence.interface import EvidenceItem
+from gate.evidence.probe.definitions import SECTION, ProbeSettings, parse_probes
+from gate.evidence.probe.observe import ProbeContext, ProbeIO, ProbeRunner
+from gate.policy import Policy
+
+
+def probe_settings(policy: Policy) -> ProbeSettings:
+    raw = policy.sections.get(SECTION)
+    if raw is None:
+        raise InvalidInput(
+            policy.source, None, f"the policy has no `{SECTION}` section, so there is nothing to"
+            " probe", "add one (README: Live evidence) or run without --probe",
+        )
+    settings = parse_probes(raw, policy.source)
+    if settings.ca_bundle is not None and not Path(settings.ca_bundle).is_file():
+        raise InvalidInput(
+            policy.source, None, f"/{SECTION}/ca_bundle: {settings.ca_bundle} is not a file",
+            "give the path of a PEM file with the CA certificates to trust",
+        )
+    return settings
+
+
+def probe_evidence(
+    claim: Claim, policy: Policy, context: ProbeContext, io: ProbeIO
+) -> list[EvidenceItem]:
+    """Run every probe of the policy that applies to the claim; one item per probe."""
+    runner = ProbeRunner(probe_settings(policy), io, replace(context, policy_source=policy.source))
+    return runner.collect(claim, policy.tightened_by(claim.policy).requires)
+
+
+def environment_urls(pairs: Sequence[str], source: str) -> dict[str, str]:
+    """`NAME=URL` pairs (command line, or the Action's deployment statuses) as a mapping."""
+    urls: dict[str, str] = {}
+    for pair in pairs:
+        name, sep, url = pair.partition("=")
+        if not sep or not name or not url:
+            raise InvalidInput(source, None, f"{pair!r} is not NAME=URL",
+                               "write e.g. production=https://app.example.com")
+        if name in urls and urls[name] != url:
+            raise InvalidInput(source, None, f"environment {name!r} is given two URLs")
+        urls[name] = url
+    return urls

@@ -1,0 +1,78 @@
+"""The command-line side of the probe room: its arguments and `claim-gate probe`.
+
+Kept here so that `gate/cli.py` only wires the room in; the GitHub Action will build the
+same `ProbeContext` from the deployment statuses instead of from `--environment-url`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from dataclasses import replace
+from typing import TextIO
+
+from gate.claim.loader import load_claim
+from gate.errors import CouldNotDecide, InvalidInput
+from gate.evidence.probe.collect import environment_urls, probe_evidence
+from gate.evidence.probe.observe import PROBE_EXTENSION, ProbeContext, ProbeIO
+from gate.evidence.probe.records import probe_records
+from gate.policy import load_policy
+
+_SHA = re.compile(r"^[0-9a-f]{7,64}$")
+
+
+def _sha(text: str) -> str:
+    if not _SHA.match(text):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a commit SHA (7 to 64 hex digits)")
+    return text
+
+
+def add_probe_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--head-sha", type=_sha, metavar="SHA",
+        help="the commit under test; probes assert {sha}/{short_sha} against it",
+    )
+    parser.add_argument(
+        "--environment-url", action="append", default=[], metavar="NAME=URL",
+        help="the URL of a deployed environment (as a deployment status gives it); it must"
+        " match the policy's allowed_hosts; repeatable",
+    )
+
+
+def probe_context(args: argparse.Namespace) -> ProbeContext:
+    return ProbeContext(
+        head_sha=args.head_sha,
+        environment_urls=environment_urls(args.environment_url, "--environment-url"),
+    )
+
+
+def run_probe_command(args: argparse.Namespace, out: TextIO, io: ProbeIO) -> int:
+    """Observe and write records; deciding is `verify`'s job, so exit 0 once written."""
+    loaded = load_claim(args.claim, args.max_claim_bytes)
+    policy = load_policy(args.policy)
+    context = replace(probe_context(args), claim_sha256=loaded.document.sha256)
+    items = probe_evidence(loaded.claim, policy, context, io)
+    if not items:
+        raise InvalidInput(
+            str(args.policy), None,
+            f"no probe of this policy applies to {loaded.source} (no deploy mutation to a probed"
+            " environment, no state_write target matching a readback pattern)",
+        )
+    text = json.dumps(probe_records(items), indent=2, ensure_ascii=False) + "\n"
+    try:
+        args.output.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise CouldNotDecide(f"{args.output}: cannot write the evidence: {exc.strerror}") from None
+    for item in items:
+        evidence = item.evidence
+        if item.disqualified is not None:
+            out.write(f"no observation: {item.disqualified.message}\n")
+        else:
+            info = evidence.extensions.get(PROBE_EXTENSION, {})
+            out.write(
+                f"observed {evidence.check_type} {evidence.target}: {item.source}"
+                f" after {info.get('attempts')} attempt(s)\n"
+            )
+    out.write(f"wrote {len(items)} evidence record(s) to {args.output}\n")
+    return 0
