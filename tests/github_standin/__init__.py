@@ -1,6 +1,7 @@
 """A GitHub stand-in for tests: a real HTTP server on 127.0.0.1 whose every request and response
 is checked against GitHub's OpenAPI description. See README.md in this folder."""
 
+from tests.github_standin.clients import pygithub
 from tests.github_standin.hub import (
     ACTIONS_PERMISSIONS,
     READ_ONLY_PERMISSIONS,
@@ -27,5 +28,6 @@ __all__ = [
     "StepClock",
     "Violation",
     "load_webhook",
+    "pygithub",
     "zip_bytes",
 ]

@@ -229,7 +229,8 @@ class Servers:
         for server in (self.api, self.storage):
             server.daemon_threads = True
         self._threads = [
-            threading.Thread(target=server.serve_forever, name=f"github-standin-{i}", daemon=True)
+            threading.Thread(target=server.serve_forever, args=(0.05,), name=f"github-standin-{i}",
+                             daemon=True)
             for i, server in enumerate((self.api, self.storage))
         ]
         for thread in self._threads:
