@@ -26,7 +26,7 @@ from tests.github_standin import (
     zip_bytes,
 )
 from tests.github_standin.model import Commit, Pull, Repo
-from tests.github_standin.plugin import GITHUB_TOKEN
+from tests.github_standin.plugin import GITHUB_TOKEN, HubFactory
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 
@@ -100,9 +100,14 @@ def test_commit_and_contents_at_a_ref(github_hub: Hub) -> None:
     commit = gh_repo.get_commit(later.sha)
     assert commit.parents[0].sha == head.sha
     assert commit.commit.committer.date == backdated
-    assert gh_repo.get_contents(".claim.json", ref=head.sha).decoded_content == b'{"claim": 1}\n'
-    assert gh_repo.get_contents("src/app.py", ref=later.sha).decoded_content == b"x = 3\n"
-    assert gh_repo.get_contents("src/app.py").decoded_content == b"x = 1\n"  # default branch
+    def content(path: str, **ref: str) -> bytes:
+        found = gh_repo.get_contents(path, **ref)
+        assert not isinstance(found, list)
+        return found.decoded_content
+
+    assert content(".claim.json", ref=head.sha) == b'{"claim": 1}\n'
+    assert content("src/app.py", ref=later.sha) == b"x = 3\n"
+    assert content("src/app.py") == b"x = 1\n"  # the default branch
     listing = gh_repo.get_contents("src", ref="copilot/fix")
     assert isinstance(listing, list)
     assert [c.path for c in listing] == ["src/app.py"]
@@ -132,8 +137,10 @@ def test_repository_activity_records_server_time_of_pushes(github_hub: Hub) -> N
     assert [e["after"] for e in forced] == [older]
 
 
-def test_workflow_runs_for_a_head_sha_all_pages_latest_attempt(make_github_hub: object) -> None:
-    hub: Hub = make_github_hub()  # type: ignore[operator]
+def test_workflow_runs_for_a_head_sha_all_pages_latest_attempt(
+    make_github_hub: HubFactory,
+) -> None:
+    hub = make_github_hub()
     repo, head, pull = _scenario(hub)
     other = hub.add_commit(repo, {"b": "1"}, branch="elsewhere")
     runs = [
@@ -168,7 +175,7 @@ def test_workflow_runs_for_a_head_sha_all_pages_latest_attempt(make_github_hub: 
 
 
 def test_runs_of_one_workflow_on_a_branch(github_hub: Hub) -> None:
-    repo, head, _ = _scenario(github_hub)
+    repo, _, _ = _scenario(github_hub)
     base = repo.branches["main"]
     github_hub.add_workflow_run(repo, head_sha=base, event="push", conclusion="failure")
     good = github_hub.add_workflow_run(repo, head_sha=base, event="push")
@@ -201,12 +208,13 @@ def test_artifact_download_is_a_302_to_storage_that_needs_no_token(github_hub: H
     location = headers["location"]
     assert location.startswith(github_hub.storage_url)
     with urllib.request.urlopen(location) as answer:  # noqa: S310 - the stand-in's storage
-        with zipfile.ZipFile(io.BytesIO(answer.read())) as archive:
-            assert archive.read("junit.xml") == b"<testsuite tests='1'/>"
+        archive = zipfile.ZipFile(io.BytesIO(answer.read()))
+    assert archive.read("junit.xml") == b"<testsuite tests='1'/>"
     assert [(r.authorization, r.status) for r in github_hub.storage_requests] == [(None, 200)]
 
     # A client that forwards the token to storage is refused, and the hub records it.
-    forwarding = urllib.request.Request(location, headers={"Authorization": f"token {GITHUB_TOKEN}"})
+    forwarding = urllib.request.Request(  # noqa: S310 - the stand-in's storage
+        location, headers={"Authorization": f"token {GITHUB_TOKEN}"})
     with pytest.raises(urllib.error.HTTPError) as refused:
         urllib.request.urlopen(forwarding)  # noqa: S310
     assert refused.value.code == 400
@@ -226,7 +234,7 @@ def test_check_runs_create_update_annotations_and_list(github_hub: Hub) -> None:
     github_hub.add_workflow_run(repo, head_sha=head.sha, jobs=[JobSpec("pytest")])
     gh_repo = pygithub(github_hub, GITHUB_TOKEN).get_repo("octo/app")
 
-    note = {"path": ".claim.json", "start_line": 1, "end_line": 1,
+    note: dict[str, str | int] = {"path": ".claim.json", "start_line": 1, "end_line": 1,
             "annotation_level": "failure", "message": "unmet"}
     posted = gh_repo.create_check_run(
         name="completion-claim", head_sha=head.sha, status="in_progress",
@@ -255,7 +263,7 @@ def test_check_runs_create_update_annotations_and_list(github_hub: Hub) -> None:
 
 
 def test_check_run_writes_need_an_app_with_checks_write(github_hub: Hub) -> None:
-    repo, head, _ = _scenario(github_hub)
+    _, head, _ = _scenario(github_hub)
     github_hub.add_token("fork-token", permissions=READ_ONLY_PERMISSIONS)
     github_hub.add_token("user-token", user=github_hub.add_user("alice"))
     other_app = github_hub.add_app("other")
