@@ -105,13 +105,14 @@ def _allow_null_in_nullable_enums(node: Any) -> int:
 
 def _patch(trimmed: dict[str, Any]) -> list[str]:
     """Documented corrections where the description contradicts what GitHub sends."""
-    notes = [f"null added to {_allow_null_in_nullable_enums(trimmed)} nullable enums"]
+    _allow_null_in_nullable_enums(trimmed)
+    notes = ["null added to the enum of nullable schemas that lacked it"]
     # repos/get-content: the application/json answer is a oneOf whose discriminator
     # (`type`) cannot apply to its array branch (a directory listing); validators then
     # refuse every directory listing GitHub sends. The branches differ by JSON type anyway.
     content = trimmed["paths"]["/repos/{owner}/{repo}/contents/{path}"]["get"]["responses"][
         "200"]["content"]["application/json"]["schema"]
-    content.pop("discriminator")
+    content.pop("discriminator", None)
     notes.append("discriminator dropped from repos/get-content application/json")
     return notes
 
