@@ -105,8 +105,16 @@ class Filler:
             filled[key] = self.fill(properties[key], item) if key in properties else item
         for key in schema.get("required", []):
             if key not in filled:
-                filled[key] = self.fill(properties.get(key, {}))
+                filled[key] = self._named_placeholder(key, properties.get(key, {}))
         return filled
+
+    def _named_placeholder(self, name: str, schema: Any) -> Any:
+        """Like `fill` with nothing given, but urls (`url`, `*_url`) point at the stand-in
+        even where the description gives no `format: uri` (PyGithub asserts their host)."""
+        value = self.fill(schema)
+        if value == "placeholder" and (name == "url" or name.endswith("_url")):
+            return f"{self.api_root}/placeholder"
+        return value
 
     def _placeholder(self, schema: Any) -> Any:
         if schema.get("nullable"):
