@@ -9,6 +9,7 @@ from tests.github_standin.hub import (
     DeploymentStatusSpec,
     Hub,
     JobSpec,
+    MergeGroup,
     zip_bytes,
 )
 from tests.github_standin.model import ChangedFile, Step, StepClock
@@ -24,6 +25,7 @@ __all__ = [
     "DeploymentStatusSpec",
     "Hub",
     "JobSpec",
+    "MergeGroup",
     "Step",
     "StepClock",
     "Violation",

@@ -132,6 +132,18 @@ def _as_bytes(content: FileContent) -> bytes:
     return content.encode() if isinstance(content, str) else content
 
 
+@dataclass(frozen=True)
+class MergeGroup:
+    """A merge queue's temporary branch: the base plus the queued PRs, as one commit."""
+
+    repo: Repo
+    pulls: tuple[Pull, ...]
+    head_sha: str
+    head_ref: str  # gh-readonly-queue/{base}/pr-{n}-{base_sha}
+    base_sha: str
+    base_ref: str
+
+
 @dataclass
 class _Blob:
     data: bytes
@@ -512,6 +524,32 @@ class Hub:
                 deletions=len((before or b"").splitlines()),
             ))
         return changed
+
+    def add_merge_group(
+        self, repo: Repo, pulls: Sequence[Pull], *, base: str | None = None,
+        pushed_at: datetime | None = None,
+    ) -> MergeGroup:
+        """What a merge queue makes for `pulls` (in queue order): a commit on
+        `gh-readonly-queue/{base}/pr-{last}-{base_sha}` whose tree is the base with each PR's
+        changes applied in turn (no conflict detection), pushed by the merge queue."""
+        with self.lock:
+            base = base or repo.default_branch
+            base_sha = repo.branches[base]
+            tree: dict[str, FileContent | None] = {}
+            for the_pull in pulls:
+                head_tree = the_pull.head_repo.commits[the_pull.head_sha].files
+                base_tree = repo.commits[the_pull.base_sha].files
+                for path in set(head_tree) | set(base_tree):
+                    if head_tree.get(path) != base_tree.get(path):
+                        tree[path] = head_tree.get(path)  # the PR's change; None deletes
+            head_ref = f"gh-readonly-queue/{base}/pr-{pulls[-1].number}-{base_sha}"
+            commit = self.add_commit(
+                repo, tree, branch=head_ref, parents=[base_sha],
+                message="Merge queue: " + ", ".join(f"#{p.number}" for p in pulls),
+                author=self.add_user("github-merge-queue[bot]", type="Bot"),
+                pushed_at=pushed_at,
+            )
+            return MergeGroup(repo, tuple(pulls), commit.sha, head_ref, base_sha, base)
 
     def commits_of_pull(self, the_pull: Pull) -> list[str]:
         """SHAs reachable from the head and not from the base (first parents are enough)."""
