@@ -201,6 +201,7 @@ def test_artifact_download_is_a_302_to_storage_that_needs_no_token(github_hub: H
     artifacts = {a.name: a for a in gh.get_repo("octo/app").get_workflow_run(run.id)
                  .get_artifacts()}
     assert artifacts["junit"].size_in_bytes == len(data)
+    assert gh.get_repo("octo/app").get_artifact(artifacts["junit"].id).name == "junit"
     assert artifacts["junit"].workflow_run.head_sha == head.sha
 
     headers, _ = gh.requester.requestJsonAndCheck(
@@ -335,3 +336,35 @@ def test_issue_comments(github_hub: Hub) -> None:
     with pytest.raises(GithubException) as refused:
         theirs.edit("rewritten")
     assert refused.value.status == 403
+
+
+def test_each_workflow_run_has_its_own_check_suite(github_hub: Hub) -> None:
+    repo, head, _ = _scenario(github_hub)
+    ci = github_hub.add_workflow_run(repo, head_sha=head.sha, created_at=T0)
+    lint = github_hub.add_workflow_run(repo, head_sha=head.sha, path=".github/workflows/lint.yml",
+                                       created_at=T0 + timedelta(seconds=5))
+    assert ci.check_suite_id != lint.check_suite_id
+    suites = pygithub(github_hub, GITHUB_TOKEN).get_repo("octo/app").get_commit(
+        head.sha).get_check_suites()
+    assert sorted((s.id, s.app.slug, s.created_at) for s in suites) == [
+        (ci.check_suite_id, "github-actions", T0),
+        (lint.check_suite_id, "github-actions", T0 + timedelta(seconds=5)),
+    ]
+
+
+def test_filtered_run_listings_stop_at_1000_and_answers_carry_rate_limit_headers(
+    github_hub: Hub,
+) -> None:
+    repo = github_hub.add_repo("octo/app")
+    sha = repo.branches["main"]
+    for _ in range(1001):
+        github_hub.add_workflow_run(repo, head_sha=sha, jobs=[])
+    gh = pygithub(github_hub, GITHUB_TOKEN)
+    headers, page = gh.requester.requestJsonAndCheck(
+        "GET", "/repos/octo/app/actions/runs",
+        parameters={"head_sha": sha, "per_page": 100, "page": 11})
+    assert (page["total_count"], page["workflow_runs"]) == (1000, [])
+    assert headers["x-ratelimit-remaining"] == "4999"
+    _, unfiltered = gh.requester.requestJsonAndCheck(
+        "GET", "/repos/octo/app/actions/runs", parameters={"per_page": 1})
+    assert unfiltered["total_count"] == 1001

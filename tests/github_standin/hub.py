@@ -51,6 +51,7 @@ from tests.github_standin.model import (
     iso,
 )
 from tests.github_standin.openapi import ApiDescription, Violation
+from tests.github_standin.routes import ROUTES
 from tests.github_standin.schema_fill import Filler
 from tests.github_standin.server import (
     Call,
@@ -172,9 +173,7 @@ class Hub:
         self._numbers: dict[int, itertools.count[int]] = {}
         self._servers: Servers | None = None
         self._stopping = threading.Event()
-        from tests.github_standin.routes import ROUTES
-
-        self.routes: list[Route] = ROUTES
+        self.routes: list[Route] = list(ROUTES)
         # state
         self.users: dict[str, User] = {}
         self.repos: dict[str, Repo] = {}
@@ -629,8 +628,13 @@ class Hub:
             if head_branch is None:
                 head_branch = next(
                     (b for b, s in source.branches.items() if s == head_sha), None)
-            suite = self._suite_for(repo, self.actions_app, head_sha, head_branch, created)
-            suite.status, suite.conclusion, suite.updated_at = status, conclusion, updated
+            # Each workflow run has its own check suite (GitHub Actions app).
+            suite = CheckSuite(
+                id=self.next_id(), repo=repo, app=self.actions_app, head_sha=head_sha,
+                head_branch=head_branch, status=status, conclusion=conclusion,
+                created_at=created, updated_at=updated,
+            )
+            self.check_suites[suite.id] = suite
             run = WorkflowRun(
                 id=self.next_id(), repo=repo, head_repo=source, name=name, path=path,
                 workflow_id=the_workflow_id, head_sha=head_sha, head_branch=head_branch,
@@ -955,8 +959,14 @@ class Hub:
                                     404, {}, error_body("Not Found"))
         route, params = found
         endpoint = route.endpoint
+        check_path = validator_path(route, params)
+        # Checked before any fault: a faulted request is still the client's request.
+        problems = self.api.check_request(
+            method, check_path, query_list, headers, raw_body or None)
         with self.lock:
             self.calls[endpoint] += 1
+            for problem in problems:
+                self.violations.append(Violation("request", endpoint, path, None, problem))
             fault = self._take_fault(endpoint)
         if fault is not None and fault.delay:
             self._stopping.wait(fault.delay)
@@ -964,11 +974,6 @@ class Hub:
             if fault is not None and not fault.delay:
                 return self._finish(method, path, endpoint, query, headers, raw_body,
                                     fault.status, fault.headers, error_body(fault.message))
-            check_path = validator_path(route, params)
-            problems = self.api.check_request(
-                method, check_path, query_list, headers, raw_body or None)
-            for problem in problems:
-                self.violations.append(Violation("request", endpoint, path, None, problem))
             try:
                 if problems:
                     raise HttpError(422, "Validation Failed: " + "; ".join(problems))
@@ -1014,7 +1019,16 @@ class Hub:
         headers: dict[str, str], raw_body: bytes, status: int, reply_headers: dict[str, str],
         body: Any,
     ) -> tuple[int, dict[str, str], bytes]:
-        out_headers = {"X-GitHub-Api-Version-Selected": "2022-11-28", **reply_headers}
+        used = sum(self.calls.values())
+        out_headers = {
+            "X-GitHub-Api-Version-Selected": "2022-11-28",
+            "x-ratelimit-limit": "5000",
+            "x-ratelimit-remaining": str(max(0, 5000 - used)),
+            "x-ratelimit-used": str(used),
+            "x-ratelimit-reset": str(int(self.wall_clock()) + 3600),
+            "x-ratelimit-resource": "core",
+            **reply_headers,
+        }
         payload = b""
         if body is not None:
             payload = encode(body)

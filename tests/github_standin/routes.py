@@ -246,10 +246,16 @@ def _run_page(hub: Hub, call: Call, runs: list[WorkflowRun]) -> Reply:
     return Reply(body=Paged(bodies, "workflow_runs"))
 
 
+RUN_FILTERS = ("actor", "branch", "event", "status", "head_sha", "created", "check_suite_id")
+
+
 def list_runs(hub: Hub, call: Call) -> Reply:
     _require(call, "actions")
     repo = _repo(hub, call)
-    return _run_page(hub, call, _runs_matching(hub, call, repo))
+    runs = _runs_matching(hub, call, repo)
+    if any(key in call.query for key in RUN_FILTERS):
+        runs = runs[:1000]  # GitHub returns at most 1,000 runs of a filtered listing
+    return _run_page(hub, call, runs)
 
 
 def list_workflow_runs(hub: Hub, call: Call) -> Reply:
@@ -265,6 +271,8 @@ def list_workflow_runs(hub: Hub, call: Call) -> Reply:
         for r in hub.runs.values() if r.repo is repo
     ):
         raise HttpError(404, "Not Found")
+    if any(key in call.query for key in RUN_FILTERS):
+        runs = runs[:1000]
     return _run_page(hub, call, runs)
 
 
