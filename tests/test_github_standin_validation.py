@@ -106,3 +106,15 @@ def test_the_fixture_fails_a_test_that_caused_a_violation(pytester: pytest.Pytes
     result.assert_outcomes(passed=2, errors=1)
     result.stdout.fnmatch_lines(["*departures from GitHub's API description*",
                                  "*POST /repos/{owner}/{repo}/check-runs*head_sha*"])
+
+
+def test_a_failure_inside_the_stand_in_is_a_violation(github_hub: Hub) -> None:
+    sha = _repo_and_sha(github_hub)
+    run = github_hub.add_check_run(github_hub.repo("octo/app"), head_sha=sha, name="c")
+    run.annotations.append(None)  # type: ignore[arg-type] # breaks the route's rendering
+    gh = pygithub(github_hub, GITHUB_TOKEN)
+    with pytest.raises(GithubException) as failed:
+        gh.requester.requestJsonAndCheck("GET", f"/repos/octo/app/check-runs/{run.id}/annotations")
+    assert failed.value.status == 500
+    [found] = github_hub.take_violations()
+    assert "the stand-in itself failed" in found.problem

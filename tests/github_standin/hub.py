@@ -986,6 +986,11 @@ class Hub:
                                  f"{self.api_url}{relative}")
             except HttpError as error:
                 reply = Reply(error.status, error_body(error.message), error.headers)
+            except Exception as error:  # a bug of the stand-in must fail the test
+                self.violations.append(Violation(
+                    "response", endpoint, path, 500,
+                    f"the stand-in itself failed: {type(error).__name__}: {error}"))
+                reply = Reply(500, error_body("Server Error"))
             return self._respond(route, method, path, check_path, query, query_list, headers,
                                  raw_body, reply)
 

@@ -9,7 +9,7 @@ newest-first statuses and deployments, 302 then 410 for artifacts, app-only chec
 from __future__ import annotations
 
 import secrets
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 import jwt
@@ -131,7 +131,7 @@ def create_installation_token(hub: Hub, call: Call) -> Reply:
                                  f"installation: {name}:{level}")
     token = "ghs_" + secrets.token_hex(18)
     hub.add_token(token, app=the_app, permissions=wanted)
-    expires = datetime.fromtimestamp(hub.wall_clock()).astimezone() + timedelta(hours=1)
+    expires = datetime.fromtimestamp(hub.wall_clock(), tz=UTC) + timedelta(hours=1)
     return Reply(201, {
         "token": token,
         "expires_at": iso(expires),
