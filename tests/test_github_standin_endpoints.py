@@ -368,3 +368,25 @@ def test_filtered_run_listings_stop_at_1000_and_answers_carry_rate_limit_headers
     _, unfiltered = gh.requester.requestJsonAndCheck(
         "GET", "/repos/octo/app/actions/runs", parameters={"per_page": 1})
     assert unfiltered["total_count"] == 1001
+
+
+def test_fork_commits_are_reachable_through_the_base_repository(github_hub: Hub) -> None:
+    upstream = github_hub.add_repo("octo/app", files={"a": "0", "b": "0"})
+    fork = github_hub.add_repo("agent/app", fork_of=upstream)
+    github_hub.add_commit(upstream, {"b": "base moved on"})
+    head = github_hub.add_commit(fork, {"a": "agent"}, branch="fix")
+    pull = github_hub.add_pull(upstream, head="fix", head_repo=fork)
+    merge = github_hub.add_merge_commit(pull)
+    assert merge.parents == [pull.base_sha, head.sha]
+    assert merge.files == {"a": b"agent", "b": b"base moved on"}
+    assert pull.merge_commit_sha == merge.sha
+
+    github_hub.add_workflow_run(upstream, head_sha=head.sha, head_repo=fork, jobs=[JobSpec("t")])
+    gh_repo = pygithub(github_hub, GITHUB_TOKEN).get_repo("octo/app")
+    assert [r.name for r in gh_repo.get_commit(head.sha).get_check_runs()] == ["t"]
+    content = gh_repo.get_contents("a", ref=head.sha)
+    assert not isinstance(content, list)
+    assert content.decoded_content == b"agent"
+    assert gh_repo.get_pull(pull.number).merge_commit_sha == merge.sha
+    posted = gh_repo.create_check_run(name="completion-claim", head_sha=head.sha)
+    assert posted.head_sha == head.sha

@@ -451,13 +451,53 @@ class Hub:
             return entry
 
     def resolve_ref(self, repo: Repo, ref: str) -> str | None:
-        """A branch name, `refs/heads/...`, or a (full) commit SHA -> the commit SHA."""
+        """A branch name, `refs/heads/...`, or a full commit SHA of the repository's network
+        (a fork's commits are reachable through its parent, as on GitHub) -> the commit SHA."""
         name = ref.removeprefix("refs/heads/")
         if name in repo.branches:
             return repo.branches[name]
-        if ref in repo.commits:
-            return ref
+        return ref if self.find_commit(repo, ref) is not None else None
+
+    def find_commit(self, repo: Repo, sha: str) -> Commit | None:
+        """The commit `sha` in the repository or another of its fork network."""
+        if sha in repo.commits:
+            return repo.commits[sha]
+        root = repo
+        while root.parent is not None:
+            root = root.parent
+        for other in self.repos.values():
+            top = other
+            while top.parent is not None:
+                top = top.parent
+            if top is root and sha in other.commits:
+                return other.commits[sha]
         return None
+
+    def add_merge_commit(self, the_pull: Pull, *, sha: str | None = None) -> Commit:
+        """The test merge commit GitHub makes for a PR (`refs/pull/N/merge`, what a
+        `pull_request` workflow checks out): parents base and head, the base tree with the
+        PR's changes; recorded as the PR's `merge_commit_sha`. No branch moves."""
+        with self.lock:
+            repo = the_pull.repo
+            head = the_pull.head_repo.commits[the_pull.head_sha]
+            base = repo.commits[the_pull.base_sha]
+            on_base = self._ancestors(repo, base.sha)
+            walk: Commit | None = head
+            while walk is not None and walk.sha not in on_base:
+                walk = (the_pull.head_repo.commits.get(walk.parents[0])
+                        if walk.parents else None)
+            changes: dict[str, FileContent | None] = {}
+            before = walk.files if walk is not None else {}
+            for path in set(head.files) | set(before):
+                if head.files.get(path) != before.get(path):
+                    changes[path] = head.files.get(path)
+            commit = self.add_commit(
+                repo, changes, parents=[base.sha, head.sha], push=False, sha=sha,
+                message=f"Merge {head.sha} into {base.sha}",
+                author=self.add_user("github", type="Organization"),
+            )
+            the_pull.merge_commit_sha = commit.sha
+            return commit
 
     # -- pull requests --------------------------------------------------------------------------
 

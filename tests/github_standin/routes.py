@@ -183,7 +183,9 @@ def list_pull_files(hub: Hub, call: Call) -> Reply:
 def get_commit(hub: Hub, call: Call) -> Reply:
     repo = _repo(hub, call)
     sha = _sha_of(hub, repo, call.params["ref"])
-    return Reply(body=render.commit(hub.urls, repo, repo.commits[sha]))
+    found = hub.find_commit(repo, sha)
+    assert found is not None
+    return Reply(body=render.commit(hub.urls, repo, found))
 
 
 def list_pulls_for_commit(hub: Hub, call: Call) -> Reply:
@@ -199,7 +201,9 @@ def get_content(hub: Hub, call: Call) -> Reply:
     sha = hub.resolve_ref(repo, ref)
     if sha is None:
         raise HttpError(404, f"No commit found for the ref {ref}")
-    tree = repo.commits[sha].files
+    found = hub.find_commit(repo, sha)
+    assert found is not None
+    tree = found.files
     path = call.params["path"].strip("/")
     if path in tree:
         return Reply(body=render.content_file(hub.urls, repo, path, tree[path], ref))
@@ -378,10 +382,8 @@ def get_suite(hub: Hub, call: Call) -> Reply:
 
 
 def _known_sha(hub: Hub, repo: Repo, sha: str) -> bool:
-    """A commit of the repo, or the head of one of its PRs (GitHub keeps refs/pull/N/head)."""
-    return sha in repo.commits or any(
-        p.head_sha == sha for (rid, _), p in hub.pulls.items() if rid == repo.id
-    ) or any(sha in p.head_repo.commits for (rid, _), p in hub.pulls.items() if rid == repo.id)
+    """A commit of the repository's fork network (a fork PR's head is checked on the base)."""
+    return hub.find_commit(repo, sha) is not None
 
 
 def _apply_check_body(hub: Hub, call: Call, run: CheckRun, body: JSON) -> None:
