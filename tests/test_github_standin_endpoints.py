@@ -68,6 +68,7 @@ def test_pull_request_files_and_listing(github_hub: Hub) -> None:
     assert seen.base.sha == repo.commits[head.parents[0]].sha
     assert seen.user.login == "copilot-swe-agent[bot]"
     assert seen.body == "Fixes it."
+    assert seen.commits == 1
     files = {f.filename: f.status for f in seen.get_files()}
     assert files == {".claim.json": "added", "src/app.py": "modified"}
 

@@ -59,8 +59,8 @@ def pull_request_event(
     payload = _example("pull_request", action, example)
     payload["action"] = action
     payload["number"] = pull.number
-    payload["pull_request"] = merged(payload["pull_request"],
-                                     render.pull(hub.urls, pull, full=True))
+    payload["pull_request"] = merged(payload["pull_request"], render.pull(
+        hub.urls, pull, full=True, commit_count=len(hub.commits_of_pull(pull))))
     if action == "synchronize":
         head = pull.head_repo.commits[pull.head_sha]
         payload["before"] = before or (head.parents[0] if head.parents else "0" * 40)

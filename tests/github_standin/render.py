@@ -168,7 +168,7 @@ def _pull_end(urls: Urls, the_repo: Repo, ref: str, sha: str, owner: User) -> JS
     }
 
 
-def pull(urls: Urls, the_pull: Pull, *, full: bool) -> JSON:
+def pull(urls: Urls, the_pull: Pull, *, full: bool, commit_count: int = 1) -> JSON:
     base = f"{urls.repo(the_pull.repo)}"
     url = f"{base}/pulls/{the_pull.number}"
     data: JSON = {
@@ -231,7 +231,7 @@ def pull(urls: Urls, the_pull: Pull, *, full: bool) -> JSON:
             comments=0,
             review_comments=0,
             maintainer_can_modify=False,
-            commits=1,
+            commits=commit_count,
             additions=sum(f.additions for f in the_pull.files),
             deletions=sum(f.deletions for f in the_pull.files),
             changed_files=len(the_pull.files),

@@ -170,7 +170,9 @@ def _pull(hub: Hub, call: Call) -> Pull:
 
 
 def get_pull(hub: Hub, call: Call) -> Reply:
-    return Reply(body=render.pull(hub.urls, _pull(hub, call), full=True))
+    the_pull = _pull(hub, call)
+    return Reply(body=render.pull(hub.urls, the_pull, full=True,
+                                  commit_count=len(hub.commits_of_pull(the_pull))))
 
 
 def list_pull_files(hub: Hub, call: Call) -> Reply:
