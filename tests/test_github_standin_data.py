@@ -60,6 +60,7 @@ def test_licences_and_sources_are_noted_beside_the_data() -> None:
     note = (WEBHOOKS / "README.md").read_text(encoding="utf-8")
     assert "@octokit/webhooks-examples" in note
     assert "MIT" in note
+    assert "Permission is hereby granted" in (WEBHOOKS / "LICENSE").read_text(encoding="utf-8")
 
 
 def test_webhook_examples_load() -> None:
