@@ -291,7 +291,7 @@ class Hub:
                 public_key_pem=public_key_pem,
             )
             self.apps[the_app.id] = the_app
-            self.add_user(the_app.bot.login, type="Bot")
+            self.users.setdefault(the_app.bot.login, the_app.bot)
             return the_app
 
     def add_installation(
