@@ -432,9 +432,11 @@ class Hub:
         at: datetime | None = None,
         force: bool = False,
         actor: User | None = None,
+        activity_type: str | None = None,
     ) -> Activity:
         """Move `branch` to `sha` (a commit of the repo) and record the activity entry GitHub
-        writes with the time it received the push (`force` gives `force_push`)."""
+        writes with the time it received the push: `force_push` with `force`, else
+        `branch_creation` for a new branch and `push` after; `activity_type` overrides."""
         with self.lock:
             if sha not in repo.commits:
                 raise ValueError(f"{sha} is not a commit of {repo.full_name}")
@@ -443,8 +445,8 @@ class Hub:
             entry = Activity(
                 id=self.next_id(), before=before, after=sha, ref=f"refs/heads/{branch}",
                 timestamp=at or self.clock(),
-                activity_type="force_push" if force else (
-                    "push" if before != "0" * 40 else "branch_creation"),
+                activity_type=activity_type or ("force_push" if force else (
+                    "push" if before != "0" * 40 else "branch_creation")),
                 actor=actor or repo.owner,
             )
             repo.activity.append(entry)
