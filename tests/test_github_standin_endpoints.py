@@ -191,6 +191,19 @@ def test_runs_of_one_workflow_on_a_branch(github_hub: Hub) -> None:
     _, by_id = gh.requester.requestJsonAndCheck(
         "GET", f"/repos/octo/app/actions/workflows/{good.workflow_id}/runs")
     assert by_id["total_count"] == 2
+    runs = sorted(github_hub.runs.values(), key=lambda r: r.created_at)
+    middle = runs[1].created_at
+    for created, expected in [
+        (f">={middle:%Y-%m-%dT%H:%M:%SZ}", runs[1:]),
+        (f"<{middle:%Y-%m-%dT%H:%M:%SZ}", runs[:1]),
+        (f"{middle:%Y-%m-%d}", runs),
+        (f"{middle:%Y-%m-%dT%H:%M:%SZ}..*", runs[1:]),
+        ("2020-01-01", []),
+    ]:
+        _, found = gh.requester.requestJsonAndCheck(
+            "GET", "/repos/octo/app/actions/runs", parameters={"created": created})
+        assert sorted(r["id"] for r in found["workflow_runs"]) == sorted(
+            r.id for r in expected), created
 
 
 def test_artifact_download_is_a_302_to_storage_that_needs_no_token(github_hub: Hub) -> None:

@@ -118,3 +118,13 @@ def test_a_failure_inside_the_stand_in_is_a_violation(github_hub: Hub) -> None:
     assert failed.value.status == 500
     [found] = github_hub.take_violations()
     assert "the stand-in itself failed" in found.problem
+
+
+def test_a_query_parameter_the_operation_does_not_have_is_a_violation(github_hub: Hub) -> None:
+    sha = _repo_and_sha(github_hub)
+    gh = pygithub(github_hub, GITHUB_TOKEN)
+    with pytest.raises(GithubException):
+        gh.requester.requestJsonAndCheck(  # misspelt: would silently list every run
+            "GET", "/repos/octo/app/actions/runs", parameters={"headsha": sha})
+    [found] = github_hub.take_violations()
+    assert "headsha" in found.problem

@@ -1004,7 +1004,7 @@ class Hub:
         check_path = validator_path(route, params)
         # Checked before any fault: a faulted request is still the client's request.
         problems = self.api.check_request(
-            method, check_path, query_list, headers, raw_body or None)
+            method, route.template, check_path, query_list, headers, raw_body or None)
         with self.lock:
             self.calls[endpoint] += 1
             for problem in problems:

@@ -121,6 +121,17 @@ class ApiDescription:
         media = content.get("application/json") or next(iter(content.values()), None)
         return None if media is None else media.get("schema")
 
+    def query_parameters(self, method: str, template: str) -> set[str]:
+        """Names of the query parameters an operation declares (openapi-core ignores others,
+        so a misspelt filter would silently match everything)."""
+        item = self.document["paths"][template]
+        declared = [*item.get("parameters", []), *item[method.lower()].get("parameters", [])]
+        return {
+            parameter["name"]
+            for parameter in (self.resolve(p) for p in declared)
+            if parameter.get("in") == "query"
+        }
+
     def declares(self, method: str, template: str, status: int) -> bool:
         responses = self.document["paths"][template][method.lower()]["responses"]
         return str(status) in responses or "default" in responses
@@ -153,14 +164,20 @@ class ApiDescription:
     def check_request(
         self,
         method: str,
+        template: str,
         path: str,
         query: list[tuple[str, str]],
         headers: dict[str, str],
         body: bytes | None,
     ) -> list[str]:
-        """Problems with a request; `path` is relative to the API root, slashes inside
-        multi-segment parameters percent-encoded (openapi-core matches one segment each)."""
+        """Problems with a request to the operation `template`; `path` is relative to the API
+        root, slashes inside multi-segment parameters percent-encoded (openapi-core matches
+        one segment each)."""
         request = self._request(method, path, query, headers, body)
+        unknown = sorted({name for name, _ in query} - self.query_parameters(method, template))
+        if unknown:
+            return [f"query parameter(s) {', '.join(unknown)} not in GitHub's description of "
+                    f"{method.upper()} {template}"]
         # validate_* checks without building Python objects (unmarshalling a page of 100
         # workflow runs costs seconds); it stops at the first problem, which is enough.
         try:

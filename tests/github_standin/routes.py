@@ -223,6 +223,36 @@ def get_content(hub: Hub, call: Call) -> Reply:
 # -- actions -----------------------------------------------------------------------------------
 
 
+def _moment(hub: Hub, call: Call, text: str, *, end: bool) -> datetime:
+    """A date or date-time of GitHub's search syntax; a bare date spans its whole day."""
+    try:
+        if "T" in text:
+            return _parse_time(text)
+        day = datetime.fromisoformat(text).replace(tzinfo=UTC)
+    except ValueError:
+        raise _reject(hub, call, f"created={text!r} is not a date or date-time") from None
+    return day + timedelta(days=1) - timedelta(microseconds=1) if end else day
+
+
+def _created_matches(hub: Hub, call: Call, query: str, created: datetime) -> bool:
+    """GitHub's `created` filter: DATE, >DATE, >=DATE, <DATE, <=DATE or DATE..DATE."""
+    if ".." in query:
+        low, high = query.split("..", 1)
+        return (low == "*" or created >= _moment(hub, call, low, end=False)) and (
+            high == "*" or created <= _moment(hub, call, high, end=True))
+    for operator in (">=", "<=", ">", "<"):
+        if query.startswith(operator):
+            rest = query[len(operator):]
+            if operator == ">=":
+                return created >= _moment(hub, call, rest, end=False)
+            if operator == "<=":
+                return created <= _moment(hub, call, rest, end=True)
+            if operator == ">":
+                return created > _moment(hub, call, rest, end=True)
+            return created < _moment(hub, call, rest, end=False)
+    return _moment(hub, call, query, end=False) <= created <= _moment(hub, call, query, end=True)
+
+
 def _runs_matching(hub: Hub, call: Call, repo: Repo) -> list[WorkflowRun]:
     runs = [r for r in hub.runs.values() if r.repo is repo]
     q = call.query
@@ -238,6 +268,8 @@ def _runs_matching(hub: Hub, call: Call, repo: Repo) -> list[WorkflowRun]:
         runs = [r for r in runs if r.head_sha == q["head_sha"]]
     if "check_suite_id" in q:
         runs = [r for r in runs if str(r.check_suite_id) == q["check_suite_id"]]
+    if "created" in q:
+        runs = [r for r in runs if _created_matches(hub, call, q["created"], r.created_at)]
     runs.sort(key=lambda r: (r.created_at, r.id), reverse=True)
     return runs
 

@@ -114,6 +114,11 @@ def _patch(trimmed: dict[str, Any]) -> list[str]:
         "200"]["content"]["application/json"]["schema"]
     content.pop("discriminator", None)
     notes.append("discriminator dropped from repos/get-content application/json")
+    # `created` of workflow-run listings takes GitHub's search syntax (">=2026-01-01",
+    # "A..B"), as its own description text says, but its schema says `format: date-time`.
+    created = trimmed["components"]["parameters"]["created"]["schema"]
+    created.pop("format", None)
+    notes.append("format date-time dropped from parameter `created` (search syntax)")
     return notes
 
 
