@@ -137,6 +137,16 @@ def test_repository_activity_records_server_time_of_pushes(github_hub: Hub) -> N
     )
     assert [e["after"] for e in forced] == [older]
 
+    # Cursor pagination, as GitHub pages this listing (`after`/`before`, no `page`).
+    headers, first = gh.requester.requestJsonAndCheck(
+        "GET", "/repos/octo/app/activity", parameters={"ref": "copilot/fix", "per_page": 1})
+    assert [e["activity_type"] for e in first] == ["force_push"]
+    next_url = headers["link"].split(";")[0].strip("<>")
+    headers, second = gh.requester.requestJsonAndCheck("GET", next_url)
+    assert [e["activity_type"] for e in second] == ["branch_creation"]
+    assert 'rel="prev"' in headers["link"]
+    assert 'rel="next"' not in headers["link"]
+
 
 def test_workflow_runs_for_a_head_sha_all_pages_latest_attempt(
     make_github_hub: HubFactory,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import secrets
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
 import jwt
 
@@ -71,20 +72,44 @@ def get_repo(hub: Hub, call: Call) -> Reply:
     return Reply(body=render.repo(hub.urls, _repo(hub, call), full=True))
 
 
+ACTIVITY_PERIODS = {"day": 1, "week": 7, "month": 30, "quarter": 91, "year": 365}
+
+
 def list_activity(hub: Hub, call: Call) -> Reply:
+    """Filtered, newest first by default, paged by cursors (`before`/`after`), as GitHub."""
     repo = _repo(hub, call)
+    q = call.query
     entries = list(repo.activity)
-    ref = call.query.get("ref")
+    ref = q.get("ref")
     if ref:
         full_ref = ref if ref.startswith("refs/") else f"refs/heads/{ref}"
         entries = [e for e in entries if e.ref == full_ref]
-    if "activity_type" in call.query:
-        entries = [e for e in entries if e.activity_type == call.query["activity_type"]]
-    if "actor" in call.query:
-        entries = [e for e in entries if e.actor.login == call.query["actor"]]
-    entries.sort(key=lambda e: (e.timestamp, e.id),
-                 reverse=call.query.get("direction", "desc") == "desc")
-    return Reply(body=Paged([render.activity(hub.urls, e) for e in entries]))
+    if "activity_type" in q:
+        entries = [e for e in entries if e.activity_type == q["activity_type"]]
+    if "actor" in q:
+        entries = [e for e in entries if e.actor.login == q["actor"]]
+    if "time_period" in q:
+        since = hub.clock() - timedelta(days=ACTIVITY_PERIODS[q["time_period"]])
+        entries = [e for e in entries if e.timestamp >= since]
+    entries.sort(key=lambda e: (e.timestamp, e.id), reverse=q.get("direction", "desc") == "desc")
+    try:
+        per_page = max(1, min(100, int(q.get("per_page", "30"))))
+        start = int(q["after"]) if "after" in q else 0
+        stop = int(q["before"]) if "before" in q else start + per_page
+    except ValueError:
+        raise _reject(hub, call, "activity cursors are the stand-in's own") from None
+    start = max(0, stop - per_page) if "before" in q else start
+    page = entries[start:stop]
+    others = "".join(
+        f"{k}={quote(v, safe='')}&" for k, v in q.items() if k not in ("after", "before"))
+    url = f"{hub.api_url}/repos/{repo.full_name}/activity?{others}"
+    links = []
+    if stop < len(entries):
+        links.append(f'<{url}after={stop}>; rel="next"')
+    if start > 0:
+        links.append(f'<{url}before={start}>; rel="prev"')
+    headers = {"Link": ", ".join(links)} if links else {}
+    return Reply(body=[render.activity(hub.urls, e) for e in page], headers=headers)
 
 
 def _jwt_app(hub: Hub, call: Call) -> App:
@@ -157,8 +182,11 @@ def list_pulls(hub: Hub, call: Call) -> Reply:
         pulls = [p for p in pulls if p.head_repo.owner.login == owner and p.head_ref == ref]
     if "base" in call.query:
         pulls = [p for p in pulls if p.base_ref == call.query["base"]]
-    if call.query.get("direction") == "asc":
-        pulls.reverse()
+    sort = call.query.get("sort", "created")
+    if sort not in ("created", "updated"):
+        raise _reject(hub, call, f"the stand-in does not sort pulls by {sort}")
+    pulls.sort(key=lambda p: (p.created_at if sort == "created" else p.updated_at, p.number),
+               reverse=call.query.get("direction", "desc") == "desc")
     return Reply(body=Paged([render.pull(hub.urls, p, full=False) for p in pulls]))
 
 
@@ -275,12 +303,7 @@ def _runs_matching(hub: Hub, call: Call, repo: Repo) -> list[WorkflowRun]:
 
 
 def _run_page(hub: Hub, call: Call, runs: list[WorkflowRun]) -> Reply:
-    bodies = []
-    for run in runs:
-        body = render.workflow_run(hub.urls, run)
-        if call.query.get("exclude_pull_requests") == "true":
-            body["pull_requests"] = []
-        bodies.append(body)
+    bodies = [_without_pulls(call, render.workflow_run(hub.urls, run)) for run in runs]
     return Reply(body=Paged(bodies, "workflow_runs"))
 
 
@@ -322,18 +345,24 @@ def _run(hub: Hub, call: Call) -> WorkflowRun:
     return run
 
 
+def _without_pulls(call: Call, body: JSON) -> JSON:
+    if call.query.get("exclude_pull_requests") == "true":
+        body["pull_requests"] = []
+    return body
+
+
 def get_run(hub: Hub, call: Call) -> Reply:
-    return Reply(body=render.workflow_run(hub.urls, _run(hub, call)))
+    return Reply(body=_without_pulls(call, render.workflow_run(hub.urls, _run(hub, call))))
 
 
 def get_run_attempt(hub: Hub, call: Call) -> Reply:
     run = _run(hub, call)
     number = call.int_param("attempt_number")
     if number == run.run_attempt:
-        return Reply(body=render.workflow_run(hub.urls, run))
+        return Reply(body=_without_pulls(call, render.workflow_run(hub.urls, run)))
     for attempt in run.previous_attempts:
         if attempt.run_attempt == number:
-            return Reply(body=render.workflow_run(hub.urls, run, attempt))
+            return Reply(body=_without_pulls(call, render.workflow_run(hub.urls, run, attempt)))
     raise HttpError(404, "Not Found")
 
 
@@ -356,8 +385,10 @@ def list_attempt_jobs(hub: Hub, call: Call) -> Reply:
 
 def list_run_artifacts(hub: Hub, call: Call) -> Reply:
     run = _run(hub, call)
-    artifacts = [a for a in run.artifacts
-                 if "name" not in call.query or a.name == call.query["name"]]
+    artifacts = sorted((a for a in run.artifacts
+                        if "name" not in call.query or a.name == call.query["name"]),
+                       key=lambda a: (a.created_at, a.id),
+                       reverse=call.query.get("direction", "desc") == "desc")
     return Reply(body=Paged([render.artifact(hub.urls, run, a) for a in artifacts],
                             "artifacts"))
 
@@ -621,6 +652,9 @@ def list_deployment_statuses(hub: Hub, call: Call) -> Reply:
 def list_comments(hub: Hub, call: Call) -> Reply:
     repo = _repo(hub, call)
     found = sorted(hub.comments(repo, call.int_param("issue_number")), key=lambda c: c.id)
+    if "since" in call.query:
+        since = _parse_time(call.query["since"])
+        found = [c for c in found if c.updated_at >= since]
     return Reply(body=Paged([render.comment(hub.urls, c) for c in found]))
 
 
