@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -203,3 +204,7 @@ def test_image_size_stays_within_budget(container_engine: Engine, gate_image: Bu
     added = image - base
     print(f"image {image / 1e6:.1f} MB = base {base / 1e6:.1f} MB + gate {added / 1e6:.1f} MB")
     assert 0 < added <= ADDED_BYTES_BUDGET
+    # The README quotes the figure; it must stay roughly true (dependency updates move it a bit).
+    quoted = re.search(r"the gate adds \*\*(\d+) MB\*\*", (ROOT / "README.md").read_text("utf-8"))
+    assert quoted, "README's image section no longer quotes the size the gate adds"
+    assert abs(int(quoted.group(1)) - added / 1e6) <= 0.15 * added / 1e6, (quoted[0], added)
