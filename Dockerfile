@@ -16,13 +16,13 @@ ENV PIP_DISABLE_PIP_VERSION_CHECK=1 \
 
 WORKDIR /src
 
-# Dependencies first, from pyproject.toml's exact pins (and its build backend), so a source change
-# reuses this layer. Wheels only: the image has no compiler, and a dependency that would need one
-# must fail the build here rather than compile something nobody reviewed.
-COPY pyproject.toml ./
+# Dependencies first, from pyproject.toml's exact pins (and its build backend), with everything
+# they pull in held to image-constraints.txt; a source change then reuses this layer. Wheels only:
+# the image has no compiler, and a dependency that would need one must fail the build here.
+COPY pyproject.toml image-constraints.txt ./
 RUN python3 -m venv /opt/claim-gate \
     && python3 -c "import tomllib; p = tomllib.load(open('pyproject.toml', 'rb')); print('\n'.join(p['project']['dependencies'] + p['build-system']['requires']))" > requirements.txt \
-    && /opt/claim-gate/bin/pip install --only-binary=:all: -r requirements.txt
+    && /opt/claim-gate/bin/pip install --only-binary=:all: -c image-constraints.txt -r requirements.txt
 
 # The package itself, installed (not run from the checkout: the runner replaces WORKDIR with
 # --workdir /github/workspace). The build tools leave the runtime environment afterwards.

@@ -11,6 +11,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from tests.container.pins import constraint_pins, parse_pins, project_pins
+
 ROOT = Path(__file__).resolve().parent.parent
 DOCKERFILE = ROOT / "Dockerfile"
 
@@ -86,4 +90,23 @@ def test_dockerignore_keeps_the_context_to_what_the_image_installs() -> None:
     # Deny everything first, then allow back only what the Dockerfile copies (no tests, .git).
     assert patterns[0] == "*"
     allowed = {p.removeprefix("!").rstrip("/") for p in patterns if p.startswith("!")}
-    assert allowed == {"pyproject.toml", "README.md", "gate"}
+    assert allowed == {"pyproject.toml", "image-constraints.txt", "README.md", "gate"}
+
+
+def test_direct_dependencies_are_exact_pins_and_not_repeated_in_the_constraints() -> None:
+    direct = project_pins()  # raises on anything but name==version
+    constrained = constraint_pins()
+    assert direct, "pyproject.toml lists no dependencies"
+    assert not set(direct) & set(constrained), (
+        "image-constraints.txt repeats pins that belong to pyproject.toml only",
+        sorted(set(direct) & set(constrained)),
+    )
+    # The build backend the Dockerfile installs from pyproject's [build-system] is held too.
+    assert {"setuptools", "wheel"} <= set(constrained)
+
+
+def test_pin_parser_refuses_loose_requirements() -> None:
+    assert parse_pins(["Foo_Bar==1.2  # why", "", "# note"], "x") == {"foo-bar": "1.2"}
+    for loose in (["foo>=1"], ["foo"], ["foo==1", "FOO==2"]):
+        with pytest.raises(ValueError, match="x:"):
+            parse_pins(loose, "x")

@@ -20,6 +20,7 @@ from tests.container.engine import (
     RunnerDirs,
     run_like_runner,
 )
+from tests.container.pins import expected_runtime, normalize
 
 pytestmark = pytest.mark.container
 
@@ -208,3 +209,18 @@ def test_image_size_stays_within_budget(container_engine: Engine, gate_image: Bu
     quoted = re.search(r"the gate adds \*\*(\d+) MB\*\*", (ROOT / "README.md").read_text("utf-8"))
     assert quoted, "README's image section no longer quotes the size the gate adds"
     assert abs(int(quoted.group(1)) - added / 1e6) <= 0.15 * added / 1e6, (quoted[0], added)
+
+
+def test_image_holds_exactly_the_pinned_distributions(
+    container_engine: Engine, gate_image: Build, dirs: RunnerDirs
+) -> None:
+    probe = (
+        "import importlib.metadata as m, json\n"
+        "print(json.dumps({d.metadata['Name']: d.version for d in m.distributions()}))\n"
+    )
+    result = run_like_runner(container_engine, gate_image.image, dirs, entrypoint=_python(probe))
+    assert result.returncode == 0, result.stderr
+    installed = {normalize(name): version for name, version in json.loads(result.stdout).items()}
+    assert installed.pop("claim-gate") == __version__
+    # A difference means a dependency changed what it pulls in: pin it in image-constraints.txt.
+    assert installed == expected_runtime()
