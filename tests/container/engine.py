@@ -42,6 +42,7 @@ EXTRA_CA_DIR = Path("/usr/local/share/ca-certificates")
 #: Where the runner puts things inside a Docker action's container.
 WORKSPACE = "/github/workspace"
 EVENT_PATH = "/github/workflow/event.json"
+HOME = "/github/home"
 FILE_COMMANDS = "/github/file_commands"
 OUTPUT_NAME = "set_output"
 SUMMARY_NAME = "step_summary"
@@ -347,11 +348,17 @@ class RunnerDirs:
     workspace: Path
     event: Path
     file_commands: Path
+    home: Path
 
     @classmethod
     def create(cls, root: Path, event: Mapping[str, object] | None = None) -> RunnerDirs:
-        dirs = cls(root / "workspace", root / "workflow" / "event.json", root / "file_commands")
-        for directory in (dirs.workspace, dirs.event.parent, dirs.file_commands):
+        dirs = cls(
+            workspace=root / "workspace",
+            event=root / "workflow" / "event.json",
+            file_commands=root / "file_commands",
+            home=root / "home",
+        )
+        for directory in (dirs.workspace, dirs.event.parent, dirs.file_commands, dirs.home):
             directory.mkdir(parents=True, exist_ok=True)
         dirs.event.write_text(json.dumps(event or {}), encoding="utf-8")
         (dirs.file_commands / OUTPUT_NAME).touch()
@@ -410,6 +417,7 @@ def run_like_runner(
     environment = {
         "GITHUB_ACTIONS": "true",
         "CI": "true",
+        "HOME": HOME,
         "GITHUB_WORKSPACE": WORKSPACE,
         "GITHUB_EVENT_PATH": EVENT_PATH,
         "GITHUB_OUTPUT": f"{FILE_COMMANDS}/{OUTPUT_NAME}",
@@ -424,6 +432,7 @@ def run_like_runner(
         Mount(dirs.workspace, WORKSPACE),
         Mount(dirs.event, EVENT_PATH, read_only=True),
         Mount(dirs.file_commands, FILE_COMMANDS),
+        Mount(dirs.home, HOME),
         *mounts,
     ]
     for mount in all_mounts:

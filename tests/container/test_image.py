@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import http.server
 import json
 import re
 import shutil
+import threading
 from pathlib import Path
 
 import pytest
@@ -126,6 +128,7 @@ def test_runner_environment_reaches_python_with_hyphenated_inputs(
     assert env["INPUT_MODE"] == "observe"
     assert env["GITHUB_API_URL"] == "http://127.0.0.1:9"
     assert env["GITHUB_EVENT_PATH"] == EVENT_PATH
+    assert env["HOME"] == "/github/home"
     assert seen["cwd"] == WORKSPACE
     assert seen["event"] == {"action": "opened", "number": 7}
     assert seen["event_writable"] is False
@@ -224,3 +227,42 @@ def test_image_holds_exactly_the_pinned_distributions(
     assert installed.pop("claim-gate") == __version__
     # A difference means a dependency changed what it pulls in: pin it in image-constraints.txt.
     assert installed == expected_runtime()
+
+
+def test_container_reaches_a_server_the_test_starts_on_loopback(
+    container_engine: Engine, gate_image: Build, dirs: RunnerDirs
+) -> None:
+    # The Action tests' GitHub stand-in listens on 127.0.0.1; --network host lets the image in.
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = json.dumps({"path": self.path}).encode()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: object) -> None:
+            """Keep the test output quiet."""
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        probe = (
+            "import os, urllib.request\n"
+            "print(urllib.request.urlopen(os.environ['GITHUB_API_URL'] + '/repos/o/r').read()"
+            ".decode())\n"
+        )
+        result = run_like_runner(
+            container_engine,
+            gate_image.image,
+            dirs,
+            env={"GITHUB_API_URL": f"http://127.0.0.1:{server.server_address[1]}"},
+            entrypoint=_python(probe),
+        )
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == {"path": "/repos/o/r"}
