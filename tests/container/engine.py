@@ -3,7 +3,7 @@
 There is no Docker engine and no reachable registry on the machines this project runs on, so the
 tests make a Debian base with debootstrap, import it, build the real `Dockerfile` on it
 (`--build-arg BASE=localhost/base:bookworm`) and start containers with the runner's mounts,
-working directory and environment. `../shared/CONTAINER.md` explains each setting below.
+working directory and environment. Each setting below says why this machine needs it.
 
 Everything here is plain functions over a frozen `Engine` (where the configuration and storage
 live), so the later Action tests can reuse `run_like_runner` with their own inputs and mounts.
@@ -170,9 +170,11 @@ def configure(root: Path, limits: Limits) -> Engine:
                 "[engine]",
                 # crun refuses this kernel's hybrid cgroup layout.
                 'runtime = "runc"',
+                # No systemd runs here to manage cgroups or take journal events.
                 'cgroup_manager = "cgroupfs"',
                 'events_logger = "file"',
                 f'events_logfile_path = "{root / "events.log"}"',
+                # Nothing shared with other podman users of this machine (/run/libpod, /var/tmp).
                 f'tmp_dir = "{root / "libpod-tmp"}"',
                 f'image_copy_tmp_dir = "{root / "tmp"}"',
                 "",
