@@ -3,10 +3,15 @@
 pytest-xdist workers share the engine (its storage sits in the run's common temp folder) and
 take turns through file locks, so the base is imported and the image built once per run; the
 debootstrapped base itself is cached across runs under the system temp folder.
+
+Tests that run the action's image (the Action scenarios against the GitHub stand-in) belong in
+this folder: they take `container_engine` and `gate_image` and call
+`engine.run_like_runner(...)` with their inputs, environment and mounts.
 """
 
 from __future__ import annotations
 
+import os
 import tempfile
 from pathlib import Path
 
@@ -29,13 +34,14 @@ BASE_CACHE = Path(tempfile.gettempdir()) / "claim-gate-container-cache"
 
 
 @pytest.fixture(scope="session")
-def container_engine(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Engine:
+def container_engine(tmp_path_factory: pytest.TempPathFactory) -> Engine:
     """A podman/buildah set-up private to this test run, or a skip saying what is missing."""
     reason = skip_reason()
     if reason is not None:
         pytest.skip(reason)
     base_temp = tmp_path_factory.getbasetemp()
-    run_temp = base_temp if worker_id == "master" else base_temp.parent
+    # Under pytest-xdist each worker has its own basetemp inside the run's common one.
+    run_temp = base_temp.parent if os.environ.get("PYTEST_XDIST_WORKER") else base_temp
     root = run_temp / "containers"
     with locked(run_temp / "containers.lock"):
         return configure(root, Limits.of_this_process())
