@@ -6,7 +6,7 @@ debootstrapped base itself is cached across runs under the system temp folder.
 
 Tests that run the action's image (the Action scenarios against the GitHub stand-in) belong in
 this folder: they take `container_engine` and `gate_image` and call
-`engine.run_like_runner(...)` with their inputs, environment and mounts.
+`tests.container.runner.run_like_runner(...)` with their inputs, environment and mounts.
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.container.base import base_tarball
 from tests.container.engine import (
     Build,
     Engine,
     Limits,
-    base_tarball,
     build_image,
     configure,
     import_base,

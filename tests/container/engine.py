@@ -1,21 +1,16 @@
-"""Build the action's image with buildah and run it with podman the way the GitHub runner does.
+"""A private podman/buildah set-up, and building the action's image with it.
 
 There is no Docker engine and no reachable registry on the machines this project runs on, so the
-tests make a Debian base with debootstrap, import it, build the real `Dockerfile` on it
-(`--build-arg BASE=localhost/base:bookworm`) and start containers with the runner's mounts,
-working directory and environment. Each setting below says why this machine needs it.
-
-Everything here is plain functions over a frozen `Engine` (where the configuration and storage
-live), so the later Action tests can reuse `run_like_runner` with their own inputs and mounts.
+tests import a Debian base made with debootstrap (`tests/container/base.py`), build the real
+`Dockerfile` on it (`--build-arg BASE=localhost/base:bookworm`) and start containers the way the
+runner does (`tests/container/runner.py`). Each setting below says why this machine needs it.
 """
 
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import json
 import os
-import re
 import resource
 import shutil
 import subprocess
@@ -29,25 +24,6 @@ ROOT = Path(__file__).resolve().parents[2]
 BASE_IMAGE = "localhost/base:bookworm"
 GATE_IMAGE = "localhost/claim-gate:test"
 TOOLS = ("podman", "buildah", "runc")
-SUITE = "bookworm"
-DEFAULT_MIRROR = "http://deb.debian.org/debian"
-DEBOOTSTRAP_OPTIONS = (
-    "--variant=minbase",
-    "--include=python3,python3-venv,python3-pip,ca-certificates",
-)
-#: Bump when the way the base is made changes, so cached bases made the old way are not reused.
-BASE_RECIPE = "1"
-EXTRA_CA_DIR = Path("/usr/local/share/ca-certificates")
-
-#: Where the runner puts things inside a Docker action's container.
-WORKSPACE = "/github/workspace"
-EVENT_PATH = "/github/workflow/event.json"
-HOME = "/github/home"
-FILE_COMMANDS = "/github/file_commands"
-OUTPUT_NAME = "set_output"
-SUMMARY_NAME = "step_summary"
-#: podman's own exit codes (it failed; the container's command never ran, or could not start).
-PODMAN_OWN_FAILURES = frozenset({125, 126, 127})
 
 
 class EngineError(RuntimeError):
@@ -126,7 +102,7 @@ class Engine:
             check=False,
         )
         if check and result.returncode != 0:
-            raise EngineError(_failure([tool, *args], result))
+            raise EngineError(failure_message([tool, *args], result))
         return result
 
     def image_exists(self, image: str) -> bool:
@@ -145,7 +121,7 @@ class Engine:
         return config
 
 
-def _failure(command: Sequence[str], result: subprocess.CompletedProcess[str]) -> str:
+def failure_message(command: Sequence[str], result: subprocess.CompletedProcess[str]) -> str:
     return (
         f"{' '.join(command)} exited {result.returncode}\n"
         f"--- stdout ---\n{result.stdout[-4000:]}\n--- stderr ---\n{result.stderr[-4000:]}"
@@ -210,103 +186,6 @@ def locked(path: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-# ---- the base image -------------------------------------------------------------------------
-
-
-def apt_mirror(sources: Sequence[Path] | None = None) -> str:
-    """The Debian mirror this machine's apt uses for the main suite (deb822 or one-line format)."""
-    if sources is None:
-        sources = [
-            Path("/etc/apt/sources.list"),
-            *sorted(Path("/etc/apt/sources.list.d").glob("*.sources")),
-            *sorted(Path("/etc/apt/sources.list.d").glob("*.list")),
-        ]
-    for source in sources:
-        if not source.is_file():
-            continue
-        for uri, suites in _apt_entries(source.read_text(encoding="utf-8", errors="replace")):
-            if any("-" not in suite for suite in suites) and "/debian" in uri:
-                return uri.rstrip("/")
-    return DEFAULT_MIRROR
-
-
-def _apt_entries(text: str) -> Iterator[tuple[str, list[str]]]:
-    for stanza in re.split(r"\n\s*\n", text):
-        fields: dict[str, str] = {}
-        for line in stanza.splitlines():
-            line = line.strip()
-            if line.startswith("#") or not line:
-                continue
-            one_line = re.match(r"deb\s+(?:\[[^\]]*\]\s+)?(\S+)\s+(\S+)", line)
-            if one_line:
-                yield one_line.group(1), [one_line.group(2)]
-            elif ":" in line:
-                key, _, value = line.partition(":")
-                fields[key.strip().lower()] = value.strip()
-        if fields.get("types", "").split()[:1] == ["deb"] and "uris" in fields:
-            for uri in fields["uris"].split():
-                yield uri, fields.get("suites", "").split()
-
-
-def extra_ca_certificates(directory: Path = EXTRA_CA_DIR) -> list[Path]:
-    """Certificates the host trusts beyond Debian's: pip in the build needs them too."""
-    if not directory.is_dir():
-        return []
-    return sorted(path for path in directory.rglob("*.crt") if path.is_file())
-
-
-def base_key(mirror: str, certificates: Sequence[Path]) -> str:
-    """A hash of everything the base depends on, so a cache made otherwise is never reused."""
-    digest = hashlib.sha256()
-    digest.update(json.dumps([BASE_RECIPE, SUITE, mirror, list(DEBOOTSTRAP_OPTIONS)]).encode())
-    for cert in certificates:
-        digest.update(cert.name.encode() + b"\0" + cert.read_bytes() + b"\0")
-    return digest.hexdigest()[:16]
-
-
-def base_tarball(cache_dir: Path) -> Path:
-    """The debootstrapped base as a tar, made once and then reused from cache_dir."""
-    mirror = apt_mirror()
-    certificates = extra_ca_certificates()
-    tarball = cache_dir / f"base-{SUITE}-{base_key(mirror, certificates)}.tar"
-    with locked(cache_dir / "base.lock"):
-        if tarball.is_file():
-            return tarball
-        if shutil.which("debootstrap") is None:
-            raise EngineError("no cached base image and no debootstrap to make one")
-        tree = cache_dir / f"root-{os.getpid()}"
-        shutil.rmtree(tree, ignore_errors=True)
-        try:
-            _debootstrap(tree, mirror, certificates)
-            partial = tarball.with_suffix(".partial")
-            _check(["tar", "--numeric-owner", "-C", str(tree), "-cf", str(partial), "."], 300)
-            partial.replace(tarball)
-        finally:
-            shutil.rmtree(tree, ignore_errors=True)
-    return tarball
-
-
-def _debootstrap(tree: Path, mirror: str, certificates: Sequence[Path]) -> None:
-    _check(["debootstrap", *DEBOOTSTRAP_OPTIONS, SUITE, str(tree), mirror], 900)
-    if certificates:
-        target = tree / "usr/local/share/ca-certificates"
-        target.mkdir(parents=True, exist_ok=True)
-        for cert in certificates:
-            shutil.copyfile(cert, target / cert.name)
-        _check(["chroot", str(tree), "update-ca-certificates"], 120)
-    # Downloaded packages and indexes are dead weight in an image.
-    for leftover in (tree / "var/cache/apt/archives").glob("*.deb"):
-        leftover.unlink()
-    shutil.rmtree(tree / "var/lib/apt/lists", ignore_errors=True)
-    (tree / "var/lib/apt/lists/partial").mkdir(parents=True)
-
-
-def _check(command: Sequence[str], timeout: float) -> None:
-    result = subprocess.run(command, capture_output=True, text=True, timeout=timeout, check=False)
-    if result.returncode != 0:
-        raise EngineError(_failure(command, result))
-
-
 def import_base(engine: Engine, tarball: Path, image: str = BASE_IMAGE) -> str:
     """Import the base tar as `image` unless this engine already holds it."""
     if not engine.image_exists(image):
@@ -314,7 +193,7 @@ def import_base(engine: Engine, tarball: Path, image: str = BASE_IMAGE) -> str:
     return image
 
 
-# ---- build and run --------------------------------------------------------------------------
+# ---- build --------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -341,108 +220,3 @@ def build_image(
     started = time.monotonic()
     result = engine.tool("buildah", *command, timeout=900)
     return Build(image=tag, seconds=time.monotonic() - started, log=result.stdout + result.stderr)
-
-
-@dataclass(frozen=True)
-class RunnerDirs:
-    """The host side of what the runner mounts into a Docker action's container."""
-
-    workspace: Path
-    event: Path
-    file_commands: Path
-    home: Path
-
-    @classmethod
-    def create(cls, root: Path, event: Mapping[str, object] | None = None) -> RunnerDirs:
-        dirs = cls(
-            workspace=root / "workspace",
-            event=root / "workflow" / "event.json",
-            file_commands=root / "file_commands",
-            home=root / "home",
-        )
-        for directory in (dirs.workspace, dirs.event.parent, dirs.file_commands, dirs.home):
-            directory.mkdir(parents=True, exist_ok=True)
-        dirs.event.write_text(json.dumps(event or {}), encoding="utf-8")
-        (dirs.file_commands / OUTPUT_NAME).touch()
-        (dirs.file_commands / SUMMARY_NAME).touch()
-        return dirs
-
-    @property
-    def output_file(self) -> Path:
-        return self.file_commands / OUTPUT_NAME
-
-    @property
-    def summary_file(self) -> Path:
-        return self.file_commands / SUMMARY_NAME
-
-
-@dataclass(frozen=True)
-class Mount:
-    host: Path
-    container: str
-    read_only: bool = False
-
-    def option(self) -> str:
-        return f"{self.host}:{self.container}" + (":ro" if self.read_only else "")
-
-
-@dataclass(frozen=True)
-class RunResult:
-    returncode: int
-    stdout: str
-    stderr: str
-
-
-def input_variable(name: str) -> str:
-    """The runner's name for an action input: upper-cased, spaces to '_', hyphens kept."""
-    return "INPUT_" + name.replace(" ", "_").upper()
-
-
-def run_like_runner(
-    engine: Engine,
-    image: str,
-    dirs: RunnerDirs,
-    *,
-    inputs: Mapping[str, str] | None = None,
-    env: Mapping[str, str] | None = None,
-    args: Sequence[str] = (),
-    mounts: Sequence[Mount] = (),
-    entrypoint: Sequence[str] | None = None,
-    timeout: float = 300,
-) -> RunResult:
-    """Start `image` as the runner starts a Docker action, and wait for it.
-
-    `inputs` are action inputs by their action.yml names (`claim-path`); `env` is extra
-    environment (GITHUB_API_URL, GITHUB_REPOSITORY, ...) and wins over the runner's defaults;
-    `entrypoint` replaces the image's ENTRYPOINT (exec form) when given.
-    """
-    environment = {
-        "GITHUB_ACTIONS": "true",
-        "CI": "true",
-        "HOME": HOME,
-        "GITHUB_WORKSPACE": WORKSPACE,
-        "GITHUB_EVENT_PATH": EVENT_PATH,
-        "GITHUB_OUTPUT": f"{FILE_COMMANDS}/{OUTPUT_NAME}",
-        "GITHUB_STEP_SUMMARY": f"{FILE_COMMANDS}/{SUMMARY_NAME}",
-    }
-    environment.update({input_variable(k): v for k, v in (inputs or {}).items()})
-    environment.update(env or {})
-    command = ["run", "--rm", "--network", "host", "--workdir", WORKSPACE]
-    for name, value in environment.items():
-        command += ["--env", f"{name}={value}"]
-    all_mounts = [
-        Mount(dirs.workspace, WORKSPACE),
-        Mount(dirs.event, EVENT_PATH, read_only=True),
-        Mount(dirs.file_commands, FILE_COMMANDS),
-        Mount(dirs.home, HOME),
-        *mounts,
-    ]
-    for mount in all_mounts:
-        command += ["--volume", mount.option()]
-    if entrypoint is not None:
-        command += ["--entrypoint", json.dumps(list(entrypoint))]
-    command += [image, *args]
-    result = engine.tool("podman", *command, timeout=timeout, check=False)
-    if result.returncode in PODMAN_OWN_FAILURES:
-        raise EngineError(_failure(["podman", *command], result))
-    return RunResult(result.returncode, result.stdout, result.stderr)

@@ -7,16 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.container.engine import (
-    DEFAULT_MIRROR,
-    Limits,
-    apt_mirror,
-    base_key,
-    configure,
-    extra_ca_certificates,
-    input_variable,
-    skip_reason,
-)
+from tests.container.base import DEFAULT_MIRROR, apt_mirror, base_key, extra_ca_certificates
+from tests.container.engine import Limits, configure, skip_reason
+from tests.container.runner import input_variable
 
 DEB822 = """\
 Types: deb

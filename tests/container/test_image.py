@@ -12,17 +12,9 @@ from pathlib import Path
 import pytest
 
 from gate import __version__
-from tests.container.engine import (
-    EVENT_PATH,
-    ROOT,
-    WORKSPACE,
-    Build,
-    Engine,
-    Mount,
-    RunnerDirs,
-    run_like_runner,
-)
+from tests.container.engine import BASE_IMAGE, ROOT, Build, Engine
 from tests.container.pins import expected_runtime, normalize
+from tests.container.runner import EVENT_PATH, WORKSPACE, Mount, RunnerDirs, run_like_runner
 
 pytestmark = pytest.mark.container
 
@@ -203,7 +195,7 @@ def test_image_carries_no_compiler_and_no_build_leftovers(
 
 
 def test_image_size_stays_within_budget(container_engine: Engine, gate_image: Build) -> None:
-    base = container_engine.image_size("localhost/base:bookworm")
+    base = container_engine.image_size(BASE_IMAGE)
     image = container_engine.image_size(gate_image.image)
     added = image - base
     print(f"image {image / 1e6:.1f} MB = base {base / 1e6:.1f} MB + gate {added / 1e6:.1f} MB")
