@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
@@ -13,6 +14,8 @@ from gate import __version__
 from gate.claim.loader import DEFAULT_MAX_CLAIM_BYTES
 from gate.claim.schema import schema_text
 from gate.errors import CouldNotDecide, InvalidInput, UsageError
+from gate.evidence.junit import DEFAULT_MAX_JUNIT_BYTES, read_run
+from gate.report.junit_summary import render_junit_json, render_junit_text
 from gate.timefmt import TimestampError, parse_rfc3339
 from gate.verify import FORMATS, ExitCode, VerifyOptions, run_verify
 
@@ -48,6 +51,12 @@ def _positive(text: str) -> int:
     if value <= 0:
         raise argparse.ArgumentTypeError(f"{text!r} must be positive")
     return value
+
+
+def _sha(text: str) -> str:
+    if not re.fullmatch(r"[0-9a-fA-F]{7,64}", text):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a commit hash (7 to 64 hex digits)")
+    return text.lower()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -93,6 +102,34 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"refuse claim files larger than N bytes (default {DEFAULT_MAX_CLAIM_BYTES})",
     )
 
+    verify.add_argument(
+        "--junit", action="append", default=[], metavar="PATH_OR_GLOB",
+        help="JUnit XML written by the test run (a path or a glob, ** allowed); repeatable;"
+        " all files together are one test_run observed by the gate",
+    )
+    verify.add_argument(
+        "--head-sha", type=_sha, metavar="SHA",
+        help="the commit under review: a JUnit file naming another commit does not count",
+    )
+    verify.add_argument(
+        "--junit-max-bytes", type=_positive, default=DEFAULT_MAX_JUNIT_BYTES, metavar="N",
+        help=f"refuse JUnit files larger than N bytes (default {DEFAULT_MAX_JUNIT_BYTES})",
+    )
+
+    junit = commands.add_parser(
+        "junit", help="print what the gate reads from JUnit XML files",
+        description="Read JUnit XML files as the gate does and print, per file and in total,"
+        " tests, passed, failures, errors, skipped, flaky and the failing tests."
+        " Exit 0 when every file was read, 3 when one cannot be used.",
+    )
+    junit.add_argument("files", nargs="+", metavar="FILE_OR_GLOB", help="JUnit XML files")
+    junit.add_argument("--format", choices=("text", "json"), default="text",
+                       help="output format")
+    junit.add_argument(
+        "--max-bytes", type=_positive, default=DEFAULT_MAX_JUNIT_BYTES, metavar="N",
+        help=f"refuse files larger than N bytes (default {DEFAULT_MAX_JUNIT_BYTES})",
+    )
+
     commands.add_parser(
         "schema", help="print the JSON Schema of completion claim v0.1",
         description="Print the JSON Schema (draft 2020-12) of completion claim v0.1.",
@@ -109,6 +146,9 @@ def _verify(args: argparse.Namespace, clock: Callable[[], datetime], out: TextIO
         now=args.now,
         format=args.format,
         max_claim_bytes=args.max_claim_bytes,
+        junit=tuple(args.junit),
+        head_sha=args.head_sha,
+        junit_max_bytes=args.junit_max_bytes,
     )
     result = run_verify(options, clock())
     if args.output is not None:
@@ -136,6 +176,11 @@ def main(
         args = parser.parse_args(argv)
         if args.command == "verify":
             return _verify(args, clock, out)
+        if args.command == "junit":
+            run = read_run(args.files, (), args.max_bytes)
+            render = render_junit_json if args.format == "json" else render_junit_text
+            out.write(render(run))
+            return int(ExitCode.VERIFIED)
         if args.command == "schema":
             out.write(schema_text())
             return int(ExitCode.VERIFIED)

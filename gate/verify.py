@@ -21,7 +21,9 @@ from gate.claim.loader import (
 )
 from gate.claim.model import VerdictState
 from gate.evidence.interface import EvidenceItem, Origin
+from gate.evidence.junit import DEFAULT_MAX_JUNIT_BYTES, read_run, required_tests, run_evidence
 from gate.policy import Policy, default_policy, load_policy
+from gate.report.junit_summary import render_junit_appendix
 from gate.report.markdown import render_markdown
 from gate.report.record import completed_record
 from gate.report.text import render_text
@@ -54,6 +56,9 @@ class VerifyOptions:
     now: datetime | None = None
     format: str = "text"
     max_claim_bytes: int = DEFAULT_MAX_CLAIM_BYTES
+    junit: tuple[str, ...] = ()  # paths or globs of JUnit XML files: one test run
+    head_sha: str | None = None
+    junit_max_bytes: int = DEFAULT_MAX_JUNIT_BYTES
 
 
 @dataclass(frozen=True)
@@ -95,5 +100,12 @@ def run_verify(options: VerifyOptions, now: datetime) -> VerifyResult:
     loaded = load_claim(options.claim, options.max_claim_bytes)
     policy = choose_policy(options.policy, options.trusted_verifiers)
     evidence = operator_evidence(options.evidence)
+    named = required_tests(policy, loaded.claim, loaded.source)
+    junit = read_run(options.junit, named, options.junit_max_bytes) if options.junit else None
+    if junit is not None:
+        evidence.append(run_evidence(junit, options.head_sha))
     verdict = decide(loaded.claim, evidence, policy, options.now or now)
-    return VerifyResult(loaded, verdict, render(options.format, loaded, verdict))
+    output = render(options.format, loaded, verdict)
+    if junit is not None and options.format == "text":
+        output += render_junit_appendix(junit)
+    return VerifyResult(loaded, verdict, output)
