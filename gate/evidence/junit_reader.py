@@ -302,9 +302,6 @@ class _Counter:
             status = case.get("status") or case.get("result")
             if status is not None and status.lower() in _SKIP_STATUS:
                 outcome = Outcome.SKIPPED
-        elapsed = case.get("time")
-        if elapsed:
-            self._add_time(elapsed)
         name = case.get("name") or ""
         classname = case.get("classname") or ""
         suite = ""
@@ -376,14 +373,6 @@ class _Counter:
         entry.flaky = flaky
         if detail is not None:
             entry.detail = detail
-
-    def _add_time(self, text: str) -> None:
-        try:
-            seconds = float(text)
-        except ValueError:
-            return
-        if seconds > 0 and math.isfinite(seconds):
-            self.duration += seconds
 
     # -- suites and properties ------------------------------------------------------
     def suite(self, suite: etree._Element) -> None:
@@ -565,16 +554,61 @@ def read_junit_file(
     )
 
 
+def _seconds(text: str) -> float:
+    """A case's `time` in seconds; unreadable, negative or infinite times count as 0."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        return 0.0
+    return seconds if 0.0 < seconds < math.inf else 0.0
+
+
+_UNLINK_EVERY = 64
+
+
 def _stream(context: etree.iterparse, counter: _Counter) -> None:
-    """The hot loop: judge each case when it closes, then drop it and everything before it."""
+    """The hot loop: judge each case when it closes, then drop it and everything before it.
+
+    A plain passing case (classname and name, no child, no status) is counted inline; it
+    is most of any large report, and a method call per case would double the read time."""
     case = counter.case
+    buckets = counter.buckets
+    troubled = counter.troubled
+    prefilter = counter.prefilter if counter.requested else frozenset()
+    plain = 0
+    duration = 0.0
+    since_unlink = 0
     for _event, element in context:
         tag = element.tag
         if tag[:1] == "{":
             tag = _local(tag)
         if tag == "testcase":
-            case(element)
-        elif tag == "testsuite" or tag == "testsuites":
+            get = element.get
+            elapsed = get("time")
+            if elapsed:
+                duration += _seconds(elapsed)
+            name = get("name")
+            classname = get("classname")
+            if (classname and name and not len(element) and get("status") is None
+                    and name not in prefilter):
+                key = f"{classname}::{name}"
+                if key in troubled:
+                    case(element)
+                else:
+                    digest = hash(key) & _MASK
+                    buckets[digest & 255].append(digest & ~3)
+                    plain += 1
+            else:
+                case(element)
+            element.clear(keep_tail=False)
+            since_unlink += 1
+            if since_unlink >= _UNLINK_EVERY:
+                since_unlink = 0
+                parent = element.getparent()
+                if parent is not None:
+                    del parent[: parent.index(element)]
+            continue
+        if tag == "testsuite" or tag == "testsuites":
             counter.suite(element)
         elif tag == "property":
             counter.property(element)
@@ -589,3 +623,5 @@ def _stream(context: etree.iterparse, counter: _Counter) -> None:
         if parent is not None:
             while element.getprevious() is not None:
                 del parent[0]
+    counter.quiet_passed += plain
+    counter.duration += duration
