@@ -93,6 +93,20 @@ def test_entity_bombs_are_refused_with_small_memory(
     assert peak_kb < CHILD_PEAK_RSS_KB, f"peak RSS {peak_kb} KiB"
 
 
+@pytest.mark.parametrize(
+    ("encoding", "bom"),
+    [("utf-8", b"\xef\xbb\xbf"), ("utf-16-le", b"\xff\xfe"), ("utf-16-be", b"\xfe\xff")],
+)
+def test_a_bomb_behind_a_byte_order_mark_is_refused_by_the_scan(
+    tmp_path: Path, encoding: str, bom: bytes
+) -> None:
+    path = tmp_path / "bomb.xml"
+    text = _billion_laughs().replace('<?xml version="1.0"?>', "")
+    path.write_bytes(bom + text.encode(encoding))
+    with pytest.raises(InvalidInput, match="the DOCTYPE declares entities"):
+        read_junit_file(path)
+
+
 def test_external_entity_to_a_local_file_is_refused_and_not_read(tmp_path: Path) -> None:
     secret = tmp_path / "secret.txt"
     secret.write_text("TOP-SECRET-VALUE", encoding="utf-8")

@@ -266,3 +266,19 @@ def test_truncated_file_names_line_and_column(tmp_path: Path) -> None:
     line, column = caught.value.place.split(":")
     assert int(line) >= 3
     assert int(column) >= 1
+
+
+def test_failure_details_are_capped_but_every_failure_is_counted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import gate.evidence.junit_reader as reader
+
+    monkeypatch.setattr(reader, "MAX_DETAILED_FAILURES", 3)
+    body = "".join(
+        f'<testcase classname="c" name="t{i}"><failure message="m{i}"/></testcase>'
+        for i in range(5)
+    )
+    read = read_junit_file(write_text(tmp_path / "r.xml", _suite(body)))
+    assert read.totals.failures == 5
+    assert [t.message for t in read.failing] == ["m0", "m1", "m2", "", ""]
+    assert [t.identity for t in read.failing][-1] == "c::t4"

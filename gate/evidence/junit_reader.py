@@ -46,6 +46,9 @@ DEFAULT_MAX_JUNIT_BYTES = 1 << 30
 MAX_PROLOG_BYTES = 1 << 20
 _CHUNK = 1 << 16
 _MESSAGE_CHARS = 500
+#: Failing tests whose message and place are kept; beyond this they are counted and named
+#: only, so a report with a million failures cannot exhaust memory through their texts.
+MAX_DETAILED_FAILURES = 10_000
 _SCAN_CHARS = 10_000
 
 #: Properties naming the commit a run tested (the pytest plugin writes the first).
@@ -119,7 +122,7 @@ def _prolog_text(head: bytes) -> str:
         return head.decode("utf-16-le", errors="replace")
     if head.startswith((b"\xfe\xff", b"\x00<")):
         return head.decode("utf-16-be", errors="replace")
-    return head.decode("latin-1")
+    return head.removeprefix(b"\xef\xbb\xbf").decode("latin-1")
 
 
 def scan_doctype(head: bytes, source: str) -> None:
@@ -213,7 +216,7 @@ def _refuse_dtd(docinfo: Any, source: str) -> None:
         )
 
 
-@dataclass
+@dataclass(slots=True)
 class _Attempts:
     """Attempts of one test whose first failing attempt was seen (rare: kept in full)."""
 
@@ -360,7 +363,7 @@ class _Counter:
                 self.quiet_flaky += flaky
             return
         detail = None
-        if failing and worst is not None:
+        if failing and worst is not None and len(self.troubled) < MAX_DETAILED_FAILURES:
             detail = _failing(key, outcome, case, worst, suite, classname, name)
         if entry is None:
             self.troubled[key] = _Attempts(
@@ -580,7 +583,7 @@ def _stream(context: etree.iterparse, counter: _Counter) -> None:
     since_unlink = 0
     for _event, element in context:
         tag = element.tag
-        if tag[:1] == "{":
+        if tag != "testcase" and tag[0] == "{":
             tag = _local(tag)
         if tag == "testcase":
             get = element.get
@@ -600,7 +603,7 @@ def _stream(context: etree.iterparse, counter: _Counter) -> None:
                     plain += 1
             else:
                 case(element)
-            element.clear(keep_tail=False)
+            element.clear()
             since_unlink += 1
             if since_unlink >= _UNLINK_EVERY:
                 since_unlink = 0
