@@ -185,12 +185,11 @@ def test_case_properties_do_not_name_the_commit(tmp_path: Path) -> None:
 
 
 def test_zoned_timestamp_with_milliseconds_is_the_time(tmp_path: Path) -> None:
-    body = '<testcase classname="c" name="t" time="0.0015"/>'
+    body = '<testcase classname="c" name="t" time="0.0015"/>'  # a time, not a timestamp
     path = write_text(tmp_path / "r.xml", _suite(body, 'timestamp="2026-08-27T18:05:00.123+02:00"'))
     read = read_junit_file(path)
     assert read.time.source == "timestamp"
     assert read.time.at == datetime(2026, 8, 27, 16, 5, 0, 123000, tzinfo=UTC)
-    assert read.duration_s == pytest.approx(0.0015)
 
 
 def test_naive_timestamp_falls_back_to_mtime_and_says_so(tmp_path: Path) -> None:
@@ -238,8 +237,7 @@ def test_times_in_any_notation_do_not_break_reading(tmp_path: Path) -> None:
         for i, t in enumerate(["1.7e-05", "0.", "-345345", "2,503.1", "1234", "nan", ""])
     )
     read = read_junit_file(write_text(tmp_path / "r.xml", _suite(body)))
-    assert read.totals.tests == 7
-    assert read.duration_s == pytest.approx(1234 + 1.7e-05)
+    assert read.totals == Totals(tests=7, passed=7)
 
 
 def test_missing_file_and_directory_are_invalid_input(tmp_path: Path) -> None:

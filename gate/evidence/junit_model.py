@@ -124,5 +124,4 @@ class JUnitFile:
     #: (property name, commit) pairs found on suites, e.g. ('claim-gate.commit', 'ab12...').
     commits: tuple[tuple[str, str], ...] = ()
     tree_clean: str | None = None
-    duration_s: float = 0.0
     notes: tuple[str, ...] = ()

@@ -17,6 +17,10 @@ which is what lets repeated attempts be merged without keeping names; failing te
 their details (they are what a verdict and an annotation need), and so do tests a policy
 or claim named.
 
+A case's `time` attribute is not read: a verdict needs no durations, writers disagree on
+the unit (seconds, milliseconds, nanoseconds) and the notation (`1.7e-05`, `0.`, `2,503.1`,
+negative), and reading it costs a sixth of the reader's time.
+
 junitparser (a project dependency) is not used here: it builds the whole tree in memory and
 reads the `tests` attributes we do not trust. It is the independent *writer* the tests and
 the benchmark use to make reports, and the model later reporters write JUnit with.
@@ -25,7 +29,6 @@ the benchmark use to make reports, and the model later reporters write JUnit wit
 from __future__ import annotations
 
 import hashlib
-import math
 import re
 from array import array
 from collections.abc import Iterable
@@ -63,7 +66,6 @@ _RETRIES = frozenset({"flakyFailure", "flakyError", "rerunFailure", "rerunError"
 _SKIP_STATUS = frozenset({"notrun", "skipped", "skip", "disabled", "ignored", "suppressed"})
 _ROOTS = ("testsuites", "testsuite")
 _PLACE = re.compile(r"([A-Za-z0-9_./\\-]+\.[A-Za-z]{1,6}):(\d{1,7})\b")
-_MASK = (1 << 64) - 1
 _SKIPPED_BIT = 1
 _FLAKY_BIT = 2
 
@@ -267,7 +269,7 @@ class _Counter:
     def __init__(self, requested: frozenset[str]) -> None:
         self.requested = requested
         self.prefilter = last_segments(requested)
-        self.buckets = [array("Q") for _ in range(256)]
+        self.buckets = [array("q") for _ in range(256)]
         self.quiet_passed = 0
         self.quiet_skipped = 0
         self.quiet_flaky = 0
@@ -281,7 +283,7 @@ class _Counter:
         self.time_problems: list[str] = []
         self.commits: dict[tuple[str, str], None] = {}
         self.tree_clean: str | None = None
-        self.duration = 0.0
+        self.coded = 0  # quiet attempts stored with a skipped/flaky flag
 
     # -- one <testcase> -------------------------------------------------------------
     def case(self, case: etree._Element) -> None:
@@ -353,8 +355,9 @@ class _Counter:
                     self.quiet_passed += 1
                     self.quiet_flaky += flaky
                 return
-            digest = hash(key) & _MASK
+            digest = hash(key)
             code = (_SKIPPED_BIT if outcome is Outcome.SKIPPED else 0) | (_FLAKY_BIT * flaky)
+            self.coded += code != 0
             self.buckets[digest & 255].append((digest & ~3) | code)
             if outcome is Outcome.SKIPPED:
                 self.quiet_skipped += 1
@@ -408,7 +411,7 @@ class _Counter:
         # Quiet attempts before a test's first failure are attempts of that test: drop them.
         early: dict[int, dict[int, str]] = {}
         for key in self.troubled:
-            digest = hash(key) & _MASK
+            digest = hash(key)
             early.setdefault(digest & 255, {})[digest >> 2] = key
         failing: list[FailingTest] = []
         failures = errors = 0
@@ -416,6 +419,8 @@ class _Counter:
             troubled_here = early.get(index, {})
             if not bucket:
                 continue
+            if not troubled_here and not self.coded and len(set(bucket)) == len(bucket):
+                continue  # the common case, checked at C speed: no flags, no repeats
             keys = {value >> 2 for value in bucket}
             if len(keys) == len(bucket) and keys.isdisjoint(troubled_here):
                 continue
@@ -553,17 +558,7 @@ def read_junit_file(
         time=counter.time_source(mtime),
         commits=tuple(counter.commits),
         tree_clean=counter.tree_clean,
-        duration_s=round(counter.duration, 6),
     )
-
-
-def _seconds(text: str) -> float:
-    """A case's `time` in seconds; unreadable, negative or infinite times count as 0."""
-    try:
-        seconds = float(text)
-    except ValueError:
-        return 0.0
-    return seconds if 0.0 < seconds < math.inf else 0.0
 
 
 _UNLINK_EVERY = 64
@@ -575,11 +570,10 @@ def _stream(context: etree.iterparse, counter: _Counter) -> None:
     A plain passing case (classname and name, no child, no status) is counted inline; it
     is most of any large report, and a method call per case would double the read time."""
     case = counter.case
-    buckets = counter.buckets
+    appends = [bucket.append for bucket in counter.buckets]
     troubled = counter.troubled
     prefilter = counter.prefilter if counter.requested else frozenset()
     plain = 0
-    duration = 0.0
     since_unlink = 0
     for _event, element in context:
         tag = element.tag
@@ -587,9 +581,6 @@ def _stream(context: etree.iterparse, counter: _Counter) -> None:
             tag = _local(tag)
         if tag == "testcase":
             get = element.get
-            elapsed = get("time")
-            if elapsed:
-                duration += _seconds(elapsed)
             name = get("name")
             classname = get("classname")
             if (classname and name and not len(element) and get("status") is None
@@ -598,8 +589,8 @@ def _stream(context: etree.iterparse, counter: _Counter) -> None:
                 if key in troubled:
                     case(element)
                 else:
-                    digest = hash(key) & _MASK
-                    buckets[digest & 255].append(digest & ~3)
+                    digest = hash(key)
+                    appends[digest & 255](digest & ~3)
                     plain += 1
             else:
                 case(element)
@@ -627,4 +618,3 @@ def _stream(context: etree.iterparse, counter: _Counter) -> None:
             while element.getprevious() is not None:
                 del parent[0]
     counter.quiet_passed += plain
-    counter.duration += duration

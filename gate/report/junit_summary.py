@@ -73,7 +73,6 @@ def render_junit_json(run: JUnitRun) -> str:
                 "at": format_rfc3339(file.time.at),
                 "time_source": file.time.source,
                 "time_note": file.time.note,
-                "duration_s": file.duration_s,
                 "commits": [list(pair) for pair in file.commits],
             }
             for file in run.files
