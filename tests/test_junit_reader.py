@@ -27,9 +27,12 @@ def test_each_case_counts_by_its_most_severe_result(tmp_path: Path) -> None:
         '<testcase classname="c" name="c"><skipped message="why"/></testcase>'
         '<testcase classname="c" name="d"><system-out>hi</system-out></testcase>'
         '<testcase classname="c" name="e" status="notrun"/>'
+        '<testcase classname="c" name="f" status="run" result="skipped"/>'
+        '<testcase classname="c" name="g" result="suppressed"/>'
+        '<testcase classname="c" name="h" status="run" result="completed"/>'
     ))
     read = read_junit_file(path)
-    assert read.totals == Totals(tests=5, passed=1, failures=1, errors=1, skipped=2)
+    assert read.totals == Totals(tests=8, passed=2, failures=1, errors=1, skipped=4)
     assert [(t.identity, t.outcome) for t in read.failing] == [
         ("c::a", Outcome.ERROR), ("c::b", Outcome.FAILURE)
     ]
@@ -64,6 +67,8 @@ def test_flaky_failure_on_a_passing_case_is_a_flaky_pass(tmp_path: Path) -> None
         (["failure", "skipped"], Totals(tests=1, skipped=1), ()),
         (["passed", "failure", "passed"], Totals(tests=1, passed=1, flaky=1), ("c::t",)),
         (["error", "failure"], Totals(tests=1, failures=1), ()),
+        (["flakyFailure", "failure"], Totals(tests=1, failures=1), ()),
+        (["flakyFailure", "passed"], Totals(tests=1, passed=1, flaky=1), ("c::t",)),
     ],
 )
 def test_repeated_identity_in_one_file_is_attempts_last_wins(

@@ -304,9 +304,11 @@ class _Counter:
                 elif tag in _RETRIES:
                     retried = True
         if outcome is Outcome.PASSED:
-            status = case.get("status") or case.get("result")
-            if status is not None and status.lower() in _SKIP_STATUS:
-                outcome = Outcome.SKIPPED
+            # GoogleTest writes status="run" result="skipped"; jasmine status="notrun".
+            for attribute in ("status", "result"):
+                value = case.get(attribute)
+                if value is not None and value.strip().lower() in _SKIP_STATUS:
+                    outcome = Outcome.SKIPPED
         name = case.get("name") or ""
         classname = case.get("classname") or ""
         suite = ""
@@ -465,6 +467,11 @@ class _Counter:
                 else:
                     failures += 1
                 failing.append(_final_detail(key, entry))
+        troubled = self.troubled
+        self.flaky_names = [  # a test flaky in one attempt but failing in its last is not
+            key for key in self.flaky_names
+            if key not in troubled or troubled[key].last is Outcome.PASSED
+        ]
         totals = Totals(tests, passed, failures, errors, skipped, flaky)
         return totals, failing
 
@@ -584,7 +591,7 @@ def _stream(context: etree.iterparse, counter: _Counter) -> None:
             name = get("name")
             classname = get("classname")
             if (classname and name and not len(element) and get("status") is None
-                    and name not in prefilter):
+                    and get("result") is None and name not in prefilter):
                 key = f"{classname}::{name}"
                 if key in troubled:
                     case(element)
