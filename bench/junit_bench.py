@@ -186,8 +186,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if len(rows) > 1:
         first, last = rows[0], rows[-1]
         scale = float(last["cases"]) / float(first["cases"])
-        print(f"growth x{scale:.0f} cases: reader time x"
-              f"{float(last['reader_s']) / float(first['reader_s']):.1f}, reader peak memory x"
+        print(f"growth x{scale:.0f} cases: reader CPU time x"
+              f"{float(last['reader_cpu_s']) / float(first['reader_cpu_s']):.1f} (wall x"
+              f"{float(last['reader_s']) / float(first['reader_s']):.1f}), reader peak memory x"
               f"{float(last['reader_peak_mib']) / float(first['reader_peak_mib']):.2f}")
     return 0
 

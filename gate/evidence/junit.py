@@ -250,6 +250,7 @@ def run_evidence(run: JUnitRun, head_sha: str | None = None) -> EvidenceItem:
             "x-junit": {
                 "time_source": sources[0] if len(sources) == 1 else "mixed",
                 "at_rule": "the earliest time among the run's files",
+                "head_sha": head_sha,
                 "requested_tests": list(run.requested),
                 "files": [_file_json(file) for file in run.files],
             }
