@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+import os
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
@@ -250,6 +252,23 @@ def test_missing_file_and_directory_are_invalid_input(tmp_path: Path) -> None:
         read_junit_file(tmp_path / "absent.xml")
     with pytest.raises(InvalidInput, match="is a directory"):
         read_junit_file(tmp_path)
+
+
+def test_a_fifo_is_refused_without_blocking(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe.xml"
+    os.mkfifo(fifo)
+    with pytest.raises(InvalidInput, match="is not a regular file"):
+        read_junit_file(fifo)
+
+
+def test_the_cap_also_holds_while_reading(tmp_path: Path) -> None:
+    """A file that grows after its size was checked is still stopped at the cap."""
+    from gate.evidence.junit_reader import _CappedReader
+
+    reader = _CappedReader(io.BytesIO(b"x" * 100), 60, "grown.xml")
+    assert reader.read(50) == b"x" * 50
+    with pytest.raises(InvalidInput, match=r"over the size cap \(100 > 60 bytes\)"):
+        reader.read(50)
 
 
 def test_size_cap_is_configurable(tmp_path: Path) -> None:

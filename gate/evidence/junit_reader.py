@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import stat
 from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -502,23 +503,27 @@ def _final_detail(key: str, entry: _Attempts) -> FailingTest:
 
 
 def _open(path: Path, source: str, max_bytes: int) -> tuple[IO[bytes], datetime]:
+    """Open a regular file under the cap (a FIFO or device could block or never end)."""
     try:
-        handle = path.open("rb")
+        info = path.stat()
     except FileNotFoundError:
         raise InvalidInput(source, None, "no such file") from None
-    except IsADirectoryError:
-        raise InvalidInput(source, None, "is a directory, not a JUnit XML file") from None
     except OSError as exc:
         raise InvalidInput(source, None, f"cannot read the file: {exc.strerror}") from None
-    stat = Path(path).stat()
-    if stat.st_size > max_bytes:
-        handle.close()
-        raise _too_big(source, stat.st_size, max_bytes)
-    if stat.st_size == 0:
-        handle.close()
+    if stat.S_ISDIR(info.st_mode):
+        raise InvalidInput(source, None, "is a directory, not a JUnit XML file")
+    if not stat.S_ISREG(info.st_mode):
+        raise InvalidInput(source, None, "is not a regular file")
+    if info.st_size > max_bytes:
+        raise _too_big(source, info.st_size, max_bytes)
+    if info.st_size == 0:
         raise InvalidInput(source, "1:1", "the file is empty",
                            "a JUnit report has at least a root element")
-    return handle, datetime.fromtimestamp(stat.st_mtime, UTC)
+    try:
+        handle = path.open("rb")
+    except OSError as exc:
+        raise InvalidInput(source, None, f"cannot read the file: {exc.strerror}") from None
+    return handle, datetime.fromtimestamp(info.st_mtime, UTC)
 
 
 def read_junit_file(
