@@ -210,3 +210,14 @@ def test_deep_nesting_is_refused_by_libxml2_limits(tmp_path: Path) -> None:
                     encoding="utf-8")
     with pytest.raises(InvalidInput, match="not well-formed XML"):
         read_junit_file(path)
+
+
+def test_a_text_over_libxml2s_limit_is_refused_with_advice(tmp_path: Path) -> None:
+    path = tmp_path / "r.xml"
+    path.write_text('<testsuite name="s"><testcase classname="c" name="t"><system-out>'
+                    + "x" * 10_100_000 + "</system-out></testcase></testsuite>",
+                    encoding="utf-8")
+    with pytest.raises(InvalidInput, match="Text node too long") as caught:
+        read_junit_file(path)
+    assert "put less output into the report" in str(caught.value)
+    assert caught.value.place is not None

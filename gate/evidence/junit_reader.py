@@ -21,9 +21,11 @@ A case's `time` attribute is not read: a verdict needs no durations, writers dis
 the unit (seconds, milliseconds, nanoseconds) and the notation (`1.7e-05`, `0.`, `2,503.1`,
 negative), and reading it costs a sixth of the reader's time.
 
-junitparser (a project dependency) is not used here: it builds the whole tree in memory and
-reads the `tests` attributes we do not trust. It is the independent *writer* the tests and
-the benchmark use to make reports, and the model later reporters write JUnit with.
+junitparser (a project dependency) is not used here: it builds the whole tree in memory,
+follows only one level of nested suites and reads the `tests` attributes we do not trust.
+The tests use it as an independent *writer* of reports (`tests/junit_files.py`), which this
+reader must read back; `tests/test_junit_oracle.py` checks this reader against a naive
+whole-tree reading of the counting rule.
 """
 
 from __future__ import annotations
@@ -112,8 +114,11 @@ def _syntax_error(exc: etree.XMLSyntaxError, source: str, log: Any) -> InvalidIn
         first = fatal[0]
         line, column, message = first.line, first.column, first.message.strip()
     place = f"{line}:{column}" if line else None
-    return InvalidInput(source, place, f"not well-formed XML: {message}",
-                        "a JUnit report must be complete, well-formed XML")
+    fix = "a JUnit report must be complete, well-formed XML"
+    if "Text node too long" in message:
+        fix = ("one text, usually captured output, is over libxml2's 10 MB limit, which the gate"
+               " keeps on; have the test runner put less output into the report")
+    return InvalidInput(source, place, f"not well-formed XML: {message}", fix)
 
 
 _DOCTYPE = re.compile(r"<!DOCTYPE\s+[^\s\[>]+\s*(.?)", re.DOTALL)
