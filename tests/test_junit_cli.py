@@ -61,6 +61,17 @@ def test_failing_junit_after_the_edit_refutes_and_lists_the_failure(tmp_path: Pa
     assert "- FAILURE tests.test_x.TestY::test_login: assert 401 == 200" in out
 
 
+def test_verify_text_lists_flaky_tests(tmp_path: Path) -> None:
+    junit = tmp_path / "junit.xml"
+    junit.write_text(
+        '<testsuite name="s" timestamp="2026-08-27T18:06:00Z">'
+        '<testcase classname="c" name="t"><failure message="first"/></testcase>'
+        '<testcase classname="c" name="t"/></testsuite>', encoding="utf-8")
+    code, out, _err = _cli("verify", str(_claim(tmp_path)), "--junit", str(junit))
+    assert code == 0
+    assert "  flaky tests (1, passed on a later attempt):\n  - FLAKY c::t\n" in out
+
+
 def test_junit_written_before_the_edit_is_unverified(tmp_path: Path) -> None:
     junit = _junit(tmp_path, Case("test_login"), timestamp="2026-08-27T18:01:00Z")
     code, out, _err = _cli("verify", str(_claim(tmp_path)), "--junit", str(junit))

@@ -57,7 +57,7 @@ def test_a_passing_run_is_independent_gate_evidence_that_verifies(tmp_path: Path
     assert evidence.expected == {"failures": 0, "errors": 0}
     assert evidence.observed_value == {
         "tests": 2, "passed": 1, "failures": 0, "errors": 0, "skipped": 1, "flaky": 0,
-        "failing_tests": [],
+        "failing_tests": [], "flaky_tests": [],
     }
     assert evidence.extensions["x-junit"]["files"][0]["time_source"] == "timestamp"
     assert list(validator("#/$defs/evidence").iter_errors(dump_evidence(evidence))) == []
@@ -99,6 +99,7 @@ def test_a_flaky_rerun_passes_and_is_reported(tmp_path: Path) -> None:
     (tmp_path / "junit.xml").write_text(text, encoding="utf-8")
     item = run_evidence(read_run([str(tmp_path / "junit.xml")]))
     assert item.evidence.observed_value["flaky"] == 1
+    assert item.evidence.observed_value["flaky_tests"] == ["c::t"]
     assert item.evidence.observed_value["failures"] == 0
     assert decide(_claim(), [item], default_policy(), NOW).state is VerdictState.VERIFIED
 

@@ -206,6 +206,8 @@ def observed_value(run: JUnitRun) -> dict[str, JSON]:
     }
     if len(failing) > MAX_LISTED_FAILURES:
         value["failing_tests_not_listed"] = len(failing) - MAX_LISTED_FAILURES
+    flaky = [name for file in run.files for name in file.flaky]
+    value["flaky_tests"] = flaky[:MAX_LISTED_FAILURES]
     if run.requested:
         status = run.named_status()
         value["failed_named_tests"] = list(status.failed)

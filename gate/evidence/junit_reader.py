@@ -15,7 +15,9 @@ Streaming: only `end` events of the few tags that matter are delivered to Python
 A passing test leaves 8 bytes behind (a 62-bit digest of its identity plus two flag bits),
 which is what lets repeated attempts be merged without keeping names; failing tests keep
 their details (they are what a verdict and an annotation need), and so do tests a policy
-or claim named.
+or claim named. Failing tests are matched by their full identity, never by digest, so a
+digest collision (keyed SipHash, 2**-62 per pair) could at worst merge the counts of two
+passing or skipped tests: it can never hide a failure.
 
 A case's `time` attribute is not read: a verdict needs no durations, writers disagree on
 the unit (seconds, milliseconds, nanoseconds) and the notation (`1.7e-05`, `0.`, `2,503.1`,

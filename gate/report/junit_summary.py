@@ -93,6 +93,10 @@ def render_junit_appendix(run: JUnitRun) -> str:
     if failing:
         lines.append(f"  failing tests ({len(failing)}):")
         lines.extend(_failing_lines(failing, "  "))
+    flaky = [name for file in run.files for name in file.flaky]
+    if flaky:
+        lines.append(f"  flaky tests ({len(flaky)}, passed on a later attempt):")
+        lines.extend(f"  - FLAKY {name}" for name in flaky[:_MAX_TEXT_FAILURES])
     if run.requested:
         status = run.named_status()
         lines.extend(f"  - named test failed: {name}" for name in status.failed)
