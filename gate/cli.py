@@ -13,8 +13,10 @@ from gate import __version__
 from gate.claim.loader import DEFAULT_MAX_CLAIM_BYTES
 from gate.claim.schema import schema_text
 from gate.errors import CouldNotDecide, InvalidInput, UsageError
+from gate.evidence.junit import DEFAULT_MAX_JUNIT_BYTES, read_run
 from gate.evidence.probe.command import add_probe_arguments, probe_context, run_probe_command
 from gate.evidence.probe.observe import ProbeIO
+from gate.report.junit_summary import render_junit_json, render_junit_text
 from gate.timefmt import TimestampError, parse_rfc3339
 from gate.verify import FORMATS, ExitCode, VerifyOptions, run_verify
 
@@ -121,6 +123,29 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"refuse claim files larger than N bytes (default {DEFAULT_MAX_CLAIM_BYTES})",
     )
     add_probe_arguments(probe)
+    verify.add_argument(
+        "--junit", action="append", default=[], metavar="PATH_OR_GLOB",
+        help="JUnit XML written by the test run (a path or a glob, ** allowed); repeatable;"
+        " all files together are one test_run observed by the gate",
+    )
+    verify.add_argument(
+        "--junit-max-bytes", type=_positive, default=DEFAULT_MAX_JUNIT_BYTES, metavar="N",
+        help=f"refuse JUnit files larger than N bytes (default {DEFAULT_MAX_JUNIT_BYTES})",
+    )
+
+    junit = commands.add_parser(
+        "junit", help="print what the gate reads from JUnit XML files",
+        description="Read JUnit XML files as the gate does and print, per file and in total,"
+        " tests, passed, failures, errors, skipped, flaky and the failing tests."
+        " Exit 0 when every file was read, 3 when one cannot be used.",
+    )
+    junit.add_argument("files", nargs="+", metavar="FILE_OR_GLOB", help="JUnit XML files")
+    junit.add_argument("--format", choices=("text", "json"), default="text",
+                       help="output format")
+    junit.add_argument(
+        "--max-bytes", type=_positive, default=DEFAULT_MAX_JUNIT_BYTES, metavar="N",
+        help=f"refuse files larger than N bytes (default {DEFAULT_MAX_JUNIT_BYTES})",
+    )
 
     commands.add_parser(
         "schema", help="print the JSON Schema of completion claim v0.1",
@@ -142,6 +167,9 @@ def _verify(
         max_claim_bytes=args.max_claim_bytes,
         probe=args.probe,
         probe_context=probe_context(args),
+        junit=tuple(args.junit),
+        head_sha=args.head_sha,
+        junit_max_bytes=args.junit_max_bytes,
     )
     result = run_verify(options, clock(), probe_io)
     if args.output is not None:
@@ -173,6 +201,11 @@ def main(
             return _verify(args, clock, out, probe_io)
         if args.command == "probe":
             return run_probe_command(args, out, probe_io)
+        if args.command == "junit":
+            run = read_run(args.files, (), args.max_bytes)
+            render = render_junit_json if args.format == "json" else render_junit_text
+            out.write(render(run))
+            return int(ExitCode.VERIFIED)
         if args.command == "schema":
             out.write(schema_text())
             return int(ExitCode.VERIFIED)

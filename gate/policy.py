@@ -37,7 +37,9 @@ DEFAULT_MAX_AGE_S: Mapping[CheckType, int] = {
 }
 
 #: Top-level policy sections owned by other rooms of the gate (validated there).
-SECTIONS: frozenset[str] = frozenset({"probes"})
+#: probes: live checks (gate/evidence/probe); required_tests: test names every JUnit run must
+#: show passed (gate/evidence/junit.py).
+SECTIONS: frozenset[str] = frozenset({"probes", "required_tests"})
 
 _CHECK_TYPE = {"enum": [str(check) for check in CheckType]}
 _POLICY_SCHEMA: dict[str, Any] = {

@@ -21,10 +21,12 @@ from gate.claim.loader import (
 )
 from gate.claim.model import VerdictState
 from gate.evidence.interface import EvidenceItem, Origin
+from gate.evidence.junit import DEFAULT_MAX_JUNIT_BYTES, read_run, required_tests, run_evidence
 from gate.evidence.probe.collect import probe_evidence
 from gate.evidence.probe.observe import ProbeContext, ProbeIO
 from gate.evidence.probe.records import recorded_disqualification
 from gate.policy import Policy, default_policy, load_policy
+from gate.report.junit_summary import render_junit_appendix
 from gate.report.markdown import render_markdown
 from gate.report.record import completed_record
 from gate.report.text import render_text
@@ -59,6 +61,9 @@ class VerifyOptions:
     max_claim_bytes: int = DEFAULT_MAX_CLAIM_BYTES
     probe: bool = False  # run the policy's live probes (gate/evidence/probe)
     probe_context: ProbeContext = field(default_factory=ProbeContext)
+    junit: tuple[str, ...] = ()  # paths or globs of JUnit XML files: one test run
+    head_sha: str | None = None
+    junit_max_bytes: int = DEFAULT_MAX_JUNIT_BYTES
 
 
 @dataclass(frozen=True)
@@ -115,5 +120,12 @@ def run_verify(
         context = replace(options.probe_context, claim_sha256=loaded.document.sha256)
         evidence += probe_evidence(loaded.claim, policy, context, io)
         now = io.clock()  # decide after the observations arrived, not before
+    named = required_tests(policy, loaded.claim, loaded.source)
+    junit = read_run(options.junit, named, options.junit_max_bytes) if options.junit else None
+    if junit is not None:
+        evidence.append(run_evidence(junit, options.head_sha))
     verdict = decide(loaded.claim, evidence, policy, options.now or now)
-    return VerifyResult(loaded, verdict, render(options.format, loaded, verdict))
+    output = render(options.format, loaded, verdict)
+    if junit is not None and options.format == "text":
+        output += render_junit_appendix(junit)
+    return VerifyResult(loaded, verdict, output)

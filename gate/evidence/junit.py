@@ -1,0 +1,261 @@
+"""test_run evidence from JUnit XML files the operator names (`--junit PATH_OR_GLOB`).
+
+The counting rule (the same for every dialect; the `tests`/`failures` attributes are
+ignored because writers often get them wrong):
+
+1. Count `<testcase>` elements. A `<failure>` or `<error>` directly under a `<testsuite>`
+   (a class that failed to set up) counts as one errored/failed case of that suite.
+2. Each case counts once, by its most severe result: error > failure > skipped > passed.
+   A case with no result element is passed, unless its `status`/`result` attribute says
+   `notrun`/`skipped`/`disabled`. Surefire's `flakyFailure`/`flakyError` (failed, then
+   passed on rerun) and `rerunFailure`/`rerunError` on a case that finally passed: passed,
+   flagged flaky. With a `<failure>`/`<error>` beside them the case failed every rerun.
+3. Within one file, cases with the same identity (`classname::name`, see `junit_names`) are
+   attempts of one test: the last attempt's outcome is the test's outcome, flaky if an
+   earlier attempt failed. So a mocha file with the same title twice counts one test.
+4. Across files the same test is two runs: both are counted, and a failure in either counts.
+
+What counts as evidence: everything named by `--junit` in one `verify` is one test run and
+one evidence item (a test a policy names may live in any shard). Its time (`at`) is the
+earliest of its files' times: a suite `timestamp` with a zone, else the file's modification
+time on the gate's machine (`x-junit.files[].time_source` says which; a timestamp without a
+zone is never read as UTC). A run with no executed test, or only skipped tests, is not
+evidence (absence, never a pass); nor is a file made on another commit (`other_commit`) or
+from a dirty tree (`dirty_tree`), as its `claim-gate.commit` / `git.commit` / `vcs.revision`
+and `claim-gate.tree_clean` properties say.
+
+Expected is `{"failures": 0, "errors": 0}`, plus `"failed_named_tests": []` and
+`"missing_named_tests": []` when a policy (`required_tests: [...]`) or the claim
+(`"x-required-tests": [...]`, which can only add) names tests. The observed value carries
+the same keys, so the engine's generic contradiction rule refutes a claim whose covered
+change fails a test, or whose named test failed, did not run, or was only skipped.
+"""
+
+from __future__ import annotations
+
+import glob
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gate import __version__
+from gate.claim.model import JSON, CheckType, Claim, Evidence, Verifier, VerifierKind
+from gate.errors import InvalidInput
+from gate.evidence.interface import Disqualification, EvidenceItem, Origin
+from gate.evidence.junit_model import FailingTest, JUnitFile, Outcome, Totals
+from gate.evidence.junit_reader import DEFAULT_MAX_JUNIT_BYTES, read_junit_file
+from gate.policy import Policy
+from gate.timefmt import format_rfc3339
+
+VERIFIER_ID = f"claim-gate/junit@{__version__}"
+POLICY_SECTION = "required_tests"
+CLAIM_FIELD = "x-required-tests"
+#: Failing tests listed by name in an evidence record (all are counted; the list is capped).
+MAX_LISTED_FAILURES = 50
+_GLOB_CHARS = frozenset("*?[")
+_FALSE = frozenset({"false", "0", "no", "dirty"})
+
+__all__ = [
+    "DEFAULT_MAX_JUNIT_BYTES",
+    "JUnitRun",
+    "expand_paths",
+    "read_run",
+    "required_tests",
+    "run_evidence",
+]
+
+
+@dataclass(frozen=True)
+class NamedStatus:
+    failed: tuple[str, ...]
+    missing: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class JUnitRun:
+    """Every file of one test run, and the test names that were asked for."""
+
+    files: tuple[JUnitFile, ...]
+    requested: tuple[str, ...] = ()
+
+    @property
+    def totals(self) -> Totals:
+        total = Totals()
+        for file in self.files:
+            total = total + file.totals
+        return total
+
+    @property
+    def failing(self) -> tuple[FailingTest, ...]:
+        return tuple(test for file in self.files for test in file.failing)
+
+    def named_status(self) -> NamedStatus:
+        """Each requested name: failed (any match failed), missing (none ran), or passed."""
+        failed: list[str] = []
+        missing: list[str] = []
+        for wanted in self.requested:
+            outcomes = [
+                file.named[key] for file in self.files for key in file.matches.get(wanted, ())
+            ]
+            if any(outcome >= Outcome.FAILURE for outcome in outcomes):
+                failed.append(wanted)
+            elif Outcome.PASSED not in outcomes:
+                missing.append(wanted)
+        return NamedStatus(tuple(failed), tuple(missing))
+
+
+def expand_paths(patterns: Iterable[str]) -> tuple[Path, ...]:
+    """Paths and globs (`**` allowed) to files, in order, without repeats.
+
+    A glob matching nothing is invalid input, never a silent pass with no evidence."""
+    found: dict[Path, None] = {}
+    for pattern in patterns:
+        if _GLOB_CHARS & set(pattern):
+            # glob.glob, not Path.glob: it takes absolute patterns as the operator wrote them.
+            matches = sorted(glob.glob(pattern, recursive=True))  # noqa: PTH207
+            files = [Path(m) for m in matches if Path(m).is_file()]
+            if not files:
+                raise InvalidInput(
+                    pattern, None, "the glob matches no file",
+                    "check the path, and that the test job uploaded its JUnit XML",
+                )
+            found.update(dict.fromkeys(files))
+        else:
+            found[Path(pattern)] = None
+    return tuple(found)
+
+
+def read_run(
+    patterns: Iterable[str],
+    requested: Sequence[str] = (),
+    max_bytes: int = DEFAULT_MAX_JUNIT_BYTES,
+) -> JUnitRun:
+    """Read every file the patterns name (InvalidInput on the first that cannot be read)."""
+    files = tuple(
+        read_junit_file(path, requested, max_bytes) for path in expand_paths(patterns)
+    )
+    return JUnitRun(files, tuple(requested))
+
+
+def _names(value: Any, source: str, where: str) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise InvalidInput(
+            source, None, f"{where} must be a list of test names (non-empty strings)",
+            "e.g. ['tests/test_api.py::test_login', 'com.acme.FooTest::testBar']",
+        )
+    return [v.strip() for v in value]
+
+
+def required_tests(policy: Policy, claim: Claim, claim_source: str) -> tuple[str, ...]:
+    """Named tests: the policy's `required_tests` plus the claim's `x-required-tests`."""
+    names: dict[str, None] = {}
+    if POLICY_SECTION in policy.sections:
+        section = policy.sections[POLICY_SECTION]
+        names.update(dict.fromkeys(_names(section, policy.source, POLICY_SECTION)))
+    if CLAIM_FIELD in claim.extensions:
+        extra = _names(claim.extensions[CLAIM_FIELD], claim_source, f"/{CLAIM_FIELD}")
+        names.update(dict.fromkeys(extra))
+    return tuple(names)
+
+
+def _same_commit(found: str, head: str) -> bool:
+    found, head = found.strip().lower(), head.strip().lower()
+    shorter = min(len(found), len(head))
+    return shorter >= 7 and found[:shorter] == head[:shorter]
+
+
+def _disqualification(run: JUnitRun, head_sha: str | None) -> Disqualification | None:
+    for file in run.files:
+        if head_sha:
+            for prop, commit in file.commits:
+                if not _same_commit(commit, head_sha):
+                    return Disqualification(
+                        "other_commit",
+                        f"{file.path} says it tested commit {commit} ({prop}), not the head"
+                        f" {head_sha}: it is about other code",
+                    )
+        if file.tree_clean is not None and file.tree_clean.strip().lower() in _FALSE:
+            return Disqualification(
+                "dirty_tree",
+                f"{file.path} was written from a working tree with uncommitted changes"
+                " (claim-gate.tree_clean=false): it is not about the committed code",
+            )
+    totals = run.totals
+    if totals.tests == 0:
+        return Disqualification(
+            "no_tests",
+            "the JUnit files hold no test case: a run that executed nothing is absence of"
+            " evidence, never a pass",
+        )
+    if totals.executed == 0:
+        return Disqualification(
+            "all_skipped",
+            f"all {totals.tests} test(s) in the JUnit files were skipped: nothing was"
+            " executed, which is absence of evidence, never a pass",
+        )
+    return None
+
+
+def observed_value(run: JUnitRun) -> dict[str, JSON]:
+    totals = run.totals
+    failing = run.failing
+    value: dict[str, JSON] = {
+        **totals.as_json(),
+        "failing_tests": [test.identity for test in failing[:MAX_LISTED_FAILURES]],
+    }
+    if len(failing) > MAX_LISTED_FAILURES:
+        value["failing_tests_not_listed"] = len(failing) - MAX_LISTED_FAILURES
+    flaky = [name for file in run.files for name in file.flaky]
+    value["flaky_tests"] = flaky[:MAX_LISTED_FAILURES]
+    if run.requested:
+        status = run.named_status()
+        value["failed_named_tests"] = list(status.failed)
+        value["missing_named_tests"] = list(status.missing)
+    return value
+
+
+def _file_json(file: JUnitFile) -> dict[str, JSON]:
+    return {
+        "path": file.path,
+        "sha256": file.sha256,
+        "at": format_rfc3339(file.time.at),
+        "time_source": file.time.source,
+        "time_note": file.time.note,
+        **file.totals.as_json(),
+        **({"commits": [list(pair) for pair in file.commits]} if file.commits else {}),
+        **({"tree_clean": file.tree_clean} if file.tree_clean is not None else {}),
+    }
+
+
+def run_evidence(run: JUnitRun, head_sha: str | None = None) -> EvidenceItem:
+    """The run as one `test_run` evidence item observed by the gate itself."""
+    if not run.files:
+        raise ValueError("a JUnit run needs at least one file")
+    expected: dict[str, JSON] = {"failures": 0, "errors": 0}
+    if run.requested:
+        expected["failed_named_tests"] = []
+        expected["missing_named_tests"] = []
+    sources = sorted({file.time.source for file in run.files})
+    paths = [file.path for file in run.files]
+    shown = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
+    evidence = Evidence(
+        check_type=CheckType.TEST_RUN,
+        at=min(file.time.at for file in run.files),
+        verifier=Verifier(VERIFIER_ID, VerifierKind.INDEPENDENT),
+        covers=(),
+        target=f"junit: {shown}",
+        expected=expected,
+        observed_value=observed_value(run),
+        has_observed_value=True,
+        extensions={
+            "x-junit": {
+                "time_source": sources[0] if len(sources) == 1 else "mixed",
+                "at_rule": "the earliest time among the run's files",
+                "head_sha": head_sha,
+                "requested_tests": list(run.requested),
+                "files": [_file_json(file) for file in run.files],
+            }
+        },
+    )
+    return EvidenceItem(evidence, Origin.GATE, shown, _disqualification(run, head_sha))

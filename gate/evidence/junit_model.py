@@ -1,0 +1,127 @@
+"""What the JUnit reader keeps of a result file: totals, failing tests, asked-for names.
+
+Frozen data only; the streaming reader (`junit_reader`) builds it and the evidence
+builder (`junit`) and the summary reporter read it. Nothing here grows with the number of
+passing tests: a passing test leaves its mark in the totals and nowhere else (unless a
+policy or claim named it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from enum import IntEnum
+
+
+class Outcome(IntEnum):
+    """A test's result; the integer order is the severity order of the counting rule."""
+
+    PASSED = 0
+    SKIPPED = 1
+    FAILURE = 2
+    ERROR = 3
+
+    @property
+    def label(self) -> str:
+        return self.name.lower()
+
+
+@dataclass(frozen=True)
+class Totals:
+    """Counts of tests (after merging repeated attempts within one file)."""
+
+    tests: int = 0
+    passed: int = 0
+    failures: int = 0
+    errors: int = 0
+    skipped: int = 0
+    flaky: int = 0
+
+    def __add__(self, other: Totals) -> Totals:
+        return Totals(
+            tests=self.tests + other.tests,
+            passed=self.passed + other.passed,
+            failures=self.failures + other.failures,
+            errors=self.errors + other.errors,
+            skipped=self.skipped + other.skipped,
+            flaky=self.flaky + other.flaky,
+        )
+
+    @property
+    def executed(self) -> int:
+        """Tests that ran (not skipped): zero means the file observed nothing."""
+        return self.tests - self.skipped
+
+    def as_json(self) -> dict[str, int]:
+        return {
+            "tests": self.tests,
+            "passed": self.passed,
+            "failures": self.failures,
+            "errors": self.errors,
+            "skipped": self.skipped,
+            "flaky": self.flaky,
+        }
+
+
+@dataclass(frozen=True)
+class FailingTest:
+    """A test whose final outcome is failure or error, with what annotations need."""
+
+    identity: str
+    outcome: Outcome
+    suite: str
+    classname: str
+    name: str
+    message: str
+    file: str | None = None
+    line: int | None = None
+    attempts: int = 1
+
+    def as_json(self) -> dict[str, object]:
+        record: dict[str, object] = {
+            "id": self.identity,
+            "outcome": self.outcome.label,
+            "suite": self.suite,
+            "classname": self.classname,
+            "name": self.name,
+            "message": self.message,
+        }
+        if self.file is not None:
+            record["file"] = self.file
+        if self.line is not None:
+            record["line"] = self.line
+        if self.attempts > 1:
+            record["attempts"] = self.attempts
+        return record
+
+
+@dataclass(frozen=True)
+class TimeSource:
+    """When the tests in one file ran, and how the reader knows (said in the evidence)."""
+
+    at: datetime
+    source: str  # "timestamp" (a suite timestamp with a zone) or "mtime"
+    note: str
+
+
+@dataclass(frozen=True)
+class JUnitFile:
+    """One result file as read: the unit of `claim-gate junit` output."""
+
+    path: str
+    sha256: str
+    root: str
+    suites: int
+    totals: Totals
+    failing: tuple[FailingTest, ...]
+    flaky: tuple[str, ...]
+    #: identity -> final outcome, only for tests a policy or claim asked for by name.
+    named: Mapping[str, Outcome]
+    #: requested name -> identities in this file that it matches.
+    matches: Mapping[str, tuple[str, ...]]
+    time: TimeSource
+    #: (property name, commit) pairs found on suites, e.g. ('claim-gate.commit', 'ab12...').
+    commits: tuple[tuple[str, str], ...] = ()
+    tree_clean: str | None = None
+    notes: tuple[str, ...] = ()

@@ -1,0 +1,639 @@
+"""The streaming JUnit XML reader: one file in, a `JUnitFile` out, memory flat.
+
+Safety first, because the file comes from a CI job an agent may have influenced:
+* the prolog (everything before the root element) is parsed on its own first and a DOCTYPE
+  that declares entities or names an external DTD is refused before the body is read, so
+  billion-laughs, quadratic-blowup and external-entity (XXE) files never get expanded;
+* the body is parsed by `lxml.etree.iterparse` with entity expansion, DTD loading and
+  network access off and libxml2's own limits on (no `huge_tree`: a single text node over
+  10 MB or nesting deeper than 256 is refused as malformed);
+* the file is read through a counter that stops at the size cap (default 1 GiB), also when
+  the file grows while it is read.
+
+Streaming: only `end` events of the few tags that matter are delivered to Python; each
+`<testcase>` is judged when it closes, then cleared and unlinked with everything before it.
+A passing test leaves 8 bytes behind (a 62-bit digest of its identity plus two flag bits),
+which is what lets repeated attempts be merged without keeping names; failing tests keep
+their details (they are what a verdict and an annotation need), and so do tests a policy
+or claim named. Failing tests are matched by their full identity, never by digest, so a
+digest collision (keyed SipHash, 2**-62 per pair) could at worst merge the counts of two
+passing or skipped tests: it can never hide a failure.
+
+A case's `time` attribute is not read: a verdict needs no durations, writers disagree on
+the unit (seconds, milliseconds, nanoseconds) and the notation (`1.7e-05`, `0.`, `2,503.1`,
+negative), and reading it costs a sixth of the reader's time.
+
+junitparser (a project dependency) is not used here: it builds the whole tree in memory,
+follows only one level of nested suites and reads the `tests` attributes we do not trust.
+The tests use it as an independent *writer* of reports (`tests/junit_files.py`), which this
+reader must read back; `tests/test_junit_oracle.py` checks this reader against a naive
+whole-tree reading of the counting rule.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import stat
+from array import array
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, Any
+
+from lxml import etree
+
+from gate.errors import InvalidInput
+from gate.evidence.junit_model import FailingTest, JUnitFile, Outcome, TimeSource, Totals
+from gate.evidence.junit_names import aliases, identity, last_segments
+from gate.evidence.junit_time import parse_suite_timestamp
+
+DEFAULT_MAX_JUNIT_BYTES = 1 << 30
+#: A JUnit root element starts near the top; a longer prolog is a DTD trick, not a report.
+MAX_PROLOG_BYTES = 1 << 20
+_CHUNK = 1 << 16
+_MESSAGE_CHARS = 500
+#: Failing tests whose message and place are kept; beyond this they are counted and named
+#: only, so a report with a million failures cannot exhaust memory through their texts.
+MAX_DETAILED_FAILURES = 10_000
+_SCAN_CHARS = 10_000
+
+#: Properties naming the commit a run tested (the pytest plugin writes the first).
+COMMIT_PROPERTIES = ("claim-gate.commit", "git.commit", "vcs.revision")
+TREE_CLEAN_PROPERTY = "claim-gate.tree_clean"
+
+_TAGS = (
+    "{*}testcase", "{*}testsuite", "{*}testsuites", "{*}property", "{*}failure", "{*}error",
+)
+_SEVERITY = {"error": Outcome.ERROR, "failure": Outcome.FAILURE, "skipped": Outcome.SKIPPED}
+_RETRIES = frozenset({"flakyFailure", "flakyError", "rerunFailure", "rerunError"})
+_SKIP_STATUS = frozenset({"notrun", "skipped", "skip", "disabled", "ignored", "suppressed"})
+_ROOTS = ("testsuites", "testsuite")
+_PLACE = re.compile(r"([A-Za-z0-9_./\\-]+\.[A-Za-z]{1,6}):(\d{1,7})\b")
+_SKIPPED_BIT = 1
+_FLAKY_BIT = 2
+
+
+def _local(tag: str) -> str:
+    return tag[tag.index("}") + 1 :] if tag[:1] == "{" else tag
+
+
+class _CappedReader:
+    """A file wrapper for lxml that counts, hashes and stops at the size cap."""
+
+    def __init__(self, handle: IO[bytes], cap: int, source: str) -> None:
+        self._handle = handle
+        self._cap = cap
+        self._source = source
+        self.count = 0
+        self.digest = hashlib.sha256()
+
+    def read(self, size: int = -1) -> bytes:
+        data = self._handle.read(size if size > 0 else _CHUNK)
+        self.count += len(data)
+        if self.count > self._cap:
+            raise _too_big(self._source, self.count, self._cap)
+        self.digest.update(data)
+        return data
+
+
+def _too_big(source: str, size: int, cap: int) -> InvalidInput:
+    return InvalidInput(
+        source, None, f"the file is over the size cap ({size} > {cap} bytes)",
+        "raise it with --junit-max-bytes if the report is genuine",
+    )
+
+
+def _syntax_error(exc: etree.XMLSyntaxError, source: str, log: Any) -> InvalidInput:
+    """libxml2's first fatal error, with its place (iterparse's own message can be vague).
+
+    `log` is the parser's own error log (`exc.error_log` may hold other parses' errors)."""
+    line, column = exc.position if exc.position else (0, 0)
+    message = (exc.msg or str(exc)).strip()
+    fatal = [entry for entry in log if entry.level_name == "FATAL"]
+    if fatal:
+        first = fatal[0]
+        line, column, message = first.line, first.column, first.message.strip()
+    place = f"{line}:{column}" if line else None
+    fix = "a JUnit report must be complete, well-formed XML"
+    if "Text node too long" in message:
+        fix = ("one text, usually captured output, is over libxml2's 10 MB limit, which the gate"
+               " keeps on; have the test runner put less output into the report")
+    return InvalidInput(source, place, f"not well-formed XML: {message}", fix)
+
+
+_DOCTYPE = re.compile(r"<!DOCTYPE\s+[^\s\[>]+\s*(.?)", re.DOTALL)
+
+
+def _prolog_text(head: bytes) -> str:
+    """The first bytes as text, enough to see markup (UTF-16 by BOM or by '<' pattern)."""
+    if head.startswith((b"\xff\xfe", b"<\x00")):
+        return head.decode("utf-16-le", errors="replace")
+    if head.startswith((b"\xfe\xff", b"\x00<")):
+        return head.decode("utf-16-be", errors="replace")
+    return head.removeprefix(b"\xef\xbb\xbf").decode("latin-1")
+
+
+def scan_doctype(head: bytes, source: str) -> None:
+    """Refuse a DOCTYPE with an internal subset or an external DTD, reading only the prolog.
+
+    This runs before libxml2 sees the file, so a bomb is refused without being parsed at
+    all (libxml2 expands entities inside attribute values even with resolve_entities off;
+    its amplification limit would stop it, but with a message nobody could act on)."""
+    text = _prolog_text(head).lstrip("\ufeff")
+    position = 0
+    while True:
+        while position < len(text) and text[position] in " \t\r\n":
+            position += 1
+        if text.startswith("<?", position):
+            end = text.find("?>", position)
+            position = len(text) if end < 0 else end + 2
+        elif text.startswith("<!--", position):
+            end = text.find("-->", position)
+            position = len(text) if end < 0 else end + 3
+        elif text.startswith("<!DOCTYPE", position):
+            found = _DOCTYPE.match(text, position)
+            follow = found[1] if found else ""
+            if follow == ">":
+                position = found.end() if found else len(text)
+                continue
+            if follow == "[":
+                declares = "<!ENTITY" in text[position:]
+                what = ("declares entities" if declares
+                        else "has an internal DTD subset (where entities are declared)")
+            else:
+                what = "names an external DTD (which could declare entities)"
+            raise InvalidInput(
+                source, None,
+                f"the DOCTYPE {what}; the gate refuses it before parsing (entity expansion"
+                " is how billion-laughs, quadratic-blowup and external-entity attacks work)",
+                "JUnit reports need no DOCTYPE; remove it",
+            )
+        else:
+            return
+
+
+def check_prolog(handle: IO[bytes], source: str) -> None:
+    """Refuse a DOCTYPE that declares entities or loads a DTD, before the body is parsed."""
+    parser = etree.XMLPullParser(
+        events=("start",), resolve_entities=False, load_dtd=False, no_network=True,
+        huge_tree=False,
+    )
+    read = 0
+    scan_doctype(handle.read(MAX_PROLOG_BYTES), source)
+    handle.seek(0)
+    try:
+        while read < MAX_PROLOG_BYTES:
+            data = handle.read(_CHUNK)
+            if not data:
+                parser.close()
+                return
+            read += len(data)
+            parser.feed(data)
+            for _event, element in parser.read_events():
+                if isinstance(element, etree._Element):
+                    _refuse_dtd(element.getroottree().docinfo, source)
+                    return
+    except etree.XMLSyntaxError as exc:
+        raise _syntax_error(exc, source, parser.error_log) from None
+    raise InvalidInput(
+        source, None, f"no root element within the first {MAX_PROLOG_BYTES} bytes",
+        "a JUnit report starts with <testsuites> or <testsuite>",
+    )
+
+
+def _refuse_dtd(docinfo: Any, source: str) -> None:
+    """`docinfo` is lxml's DocInfo (its stubs lack system_url and the DTD's entities)."""
+    if docinfo.system_url or docinfo.public_id:
+        raise InvalidInput(
+            source, None,
+            f"the DOCTYPE names an external DTD ({docinfo.system_url or docinfo.public_id});"
+            " the gate never loads one (it could declare entities or reach the network)",
+            "JUnit reports need no DOCTYPE; remove it",
+        )
+    dtd = docinfo.internalDTD
+    if dtd is None:
+        return
+    entities = [entity.name or "?" for entity in dtd.iterentities()]
+    if entities:
+        shown = ", ".join(entities[:5]) + (" ..." if len(entities) > 5 else "")
+        raise InvalidInput(
+            source, None,
+            f"the DOCTYPE declares entities ({shown}); the gate refuses them"
+            " (entity expansion is how billion-laughs and external-entity attacks work)",
+            "JUnit reports need no DOCTYPE; remove it",
+        )
+
+
+@dataclass(slots=True)
+class _Attempts:
+    """Attempts of one test whose first failing attempt was seen (rare: kept in full)."""
+
+    suite: str
+    classname: str
+    name: str
+    attempts: int
+    last: Outcome
+    failed_before: bool
+    detail: FailingTest | None
+    flaky: bool
+
+
+def _first_line(text: str | None) -> str:
+    for line in (text or "")[:_SCAN_CHARS].splitlines():
+        if line.strip():
+            return line.strip()
+    return ""
+
+
+def _int(text: str | None) -> int | None:
+    if text is not None and text.strip().isdigit():
+        return int(text.strip())
+    return None
+
+
+def _failing(
+    key: str, outcome: Outcome, case: etree._Element, result: etree._Element,
+    suite: str, classname: str, name: str,
+) -> FailingTest:
+    text = result.text
+    message = result.get("message") or _first_line(text) or result.get("type") or ""
+    if len(message) > _MESSAGE_CHARS:
+        message = message[: _MESSAGE_CHARS - 3] + "..."
+    file = case.get("file") or result.get("file")
+    line = _int(case.get("line")) or _int(result.get("line"))
+    if (file is None or line is None) and text:
+        found = _PLACE.search(text[:_SCAN_CHARS])
+        if found is not None and (file is None or found[1].endswith(Path(file).name)):
+            file = file or found[1]
+            line = line or int(found[2])
+    return FailingTest(key, outcome, suite, classname, name, message, file, line)
+
+
+class _Counter:
+    """Accumulates one file. Mutable on purpose: it lives for one parse and is then frozen."""
+
+    def __init__(self, requested: frozenset[str]) -> None:
+        self.requested = requested
+        self.prefilter = last_segments(requested)
+        self.buckets = [array("q") for _ in range(256)]
+        self.quiet_passed = 0
+        self.quiet_skipped = 0
+        self.quiet_flaky = 0
+        self.unnamed = 0
+        self.troubled: dict[str, _Attempts] = {}
+        self.named: dict[str, Outcome] = {}
+        self.matches: dict[str, list[str]] = {}
+        self.flaky_names: list[str] = []
+        self.suites = 0
+        self.zoned: list[datetime] = []
+        self.time_problems: list[str] = []
+        self.commits: dict[tuple[str, str], None] = {}
+        self.tree_clean: str | None = None
+        self.coded = 0  # quiet attempts stored with a skipped/flaky flag
+
+    # -- one <testcase> -------------------------------------------------------------
+    def case(self, case: etree._Element) -> None:
+        outcome = Outcome.PASSED
+        worst: etree._Element | None = None
+        retried = False
+        if len(case):
+            for child in case:
+                tag = child.tag
+                if not isinstance(tag, str):
+                    continue
+                if tag[:1] == "{":
+                    tag = _local(tag)
+                severity = _SEVERITY.get(tag)
+                if severity is not None:
+                    if severity > outcome:
+                        outcome, worst = severity, child
+                elif tag in _RETRIES:
+                    retried = True
+        if outcome is Outcome.PASSED:
+            # GoogleTest writes status="run" result="skipped"; jasmine status="notrun".
+            for attribute in ("status", "result"):
+                value = case.get(attribute)
+                if value is not None and value.strip().lower() in _SKIP_STATUS:
+                    outcome = Outcome.SKIPPED
+        name = case.get("name") or ""
+        classname = case.get("classname") or ""
+        suite = ""
+        if not classname or outcome >= Outcome.FAILURE:
+            parent = case.getparent()
+            suite = (parent.get("name") or "") if parent is not None else ""
+        self.record(case, worst, outcome, retried and outcome is Outcome.PASSED,
+                    suite, classname, name)
+
+    def suite_level(self, result: etree._Element, suite: etree._Element) -> None:
+        """A <failure>/<error> directly under a suite (class setup failed): one errored case."""
+        tag = _local(result.tag)
+        outcome = Outcome.ERROR if tag == "error" else Outcome.FAILURE
+        name = suite.get("name") or ""
+        self.record(result, result, outcome, False, name, "", f"({tag} outside any testcase)")
+
+    def record(
+        self, case: etree._Element, worst: etree._Element | None, outcome: Outcome,
+        flaky: bool, suite: str, classname: str, name: str,
+    ) -> None:
+        if not name and not classname:
+            self.unnamed += 1
+            key = f"(unnamed testcase #{self.unnamed})"
+            merge = False
+        else:
+            key = identity(classname, name, suite)
+            merge = True
+        if self.requested and (name in self.prefilter or key in self.prefilter):
+            file = case.get("file")
+            matched = aliases(classname, name, suite, file) & self.requested
+            if matched:
+                self.named[key] = outcome
+                for wanted in matched:
+                    keys = self.matches.setdefault(wanted, [])
+                    if key not in keys:
+                        keys.append(key)
+        entry = self.troubled.get(key) if merge else None
+        failing = outcome >= Outcome.FAILURE
+        if entry is None and not failing:
+            if flaky:
+                self.flaky_names.append(key)
+            if not merge:
+                if outcome is Outcome.SKIPPED:
+                    self.quiet_skipped += 1
+                else:
+                    self.quiet_passed += 1
+                    self.quiet_flaky += flaky
+                return
+            digest = hash(key)
+            code = (_SKIPPED_BIT if outcome is Outcome.SKIPPED else 0) | (_FLAKY_BIT * flaky)
+            self.coded += code != 0
+            self.buckets[digest & 255].append((digest & ~3) | code)
+            if outcome is Outcome.SKIPPED:
+                self.quiet_skipped += 1
+            else:
+                self.quiet_passed += 1
+                self.quiet_flaky += flaky
+            return
+        detail = None
+        if failing and worst is not None and len(self.troubled) < MAX_DETAILED_FAILURES:
+            detail = _failing(key, outcome, case, worst, suite, classname, name)
+        if entry is None:
+            self.troubled[key] = _Attempts(
+                suite, classname, name, 1, outcome, failing, detail, flaky
+            )
+            return
+        entry.attempts += 1
+        entry.failed_before = entry.failed_before or entry.last >= Outcome.FAILURE
+        entry.last = outcome
+        entry.flaky = flaky
+        if detail is not None:
+            entry.detail = detail
+
+    # -- suites and properties ------------------------------------------------------
+    def suite(self, suite: etree._Element) -> None:
+        if _local(suite.tag) == "testsuite":
+            self.suites += 1
+        stamp = suite.get("timestamp")
+        if stamp:
+            parsed = parse_suite_timestamp(stamp)
+            if parsed.at is not None:
+                self.zoned.append(parsed.at)
+            elif parsed.problem is not None and len(self.time_problems) < 3:
+                self.time_problems.append(parsed.problem)
+
+    def property(self, prop: etree._Element) -> None:
+        holder = prop.getparent()
+        owner = holder.getparent() if holder is not None else None
+        if owner is None or not isinstance(owner.tag, str) or _local(owner.tag) not in _ROOTS:
+            return
+        name = prop.get("name")
+        value = (prop.get("value") or prop.text or "").strip()
+        if name in COMMIT_PROPERTIES and value:
+            self.commits[(name, value)] = None
+        elif name == TREE_CLEAN_PROPERTY:
+            self.tree_clean = value
+
+    # -- the end ----------------------------------------------------------------------
+    def totals(self) -> tuple[Totals, list[FailingTest]]:
+        passed, skipped, flaky = self.quiet_passed, self.quiet_skipped, self.quiet_flaky
+        tests = passed + skipped
+        # Quiet attempts before a test's first failure are attempts of that test: drop them.
+        early: dict[int, dict[int, str]] = {}
+        for key in self.troubled:
+            digest = hash(key)
+            early.setdefault(digest & 255, {})[digest >> 2] = key
+        failing: list[FailingTest] = []
+        failures = errors = 0
+        for index, bucket in enumerate(self.buckets):
+            troubled_here = early.get(index, {})
+            if not bucket:
+                continue
+            if not troubled_here and not self.coded and len(set(bucket)) == len(bucket):
+                continue  # the common case, checked at C speed: no flags, no repeats
+            keys = {value >> 2 for value in bucket}
+            if len(keys) == len(bucket) and keys.isdisjoint(troubled_here):
+                continue
+            last: dict[int, int] = {}
+            for value in bucket:
+                short = value >> 2
+                before = last.get(short)
+                code = value & 3
+                if before is not None:
+                    code |= before & _FLAKY_BIT
+                last[short] = code
+                # undo this attempt's contribution; the merged outcome is added back below
+                tests -= 1
+                if value & _SKIPPED_BIT:
+                    skipped -= 1
+                else:
+                    passed -= 1
+                    flaky -= (value & _FLAKY_BIT) >> 1
+                if short in troubled_here:  # an attempt before this test's first failure
+                    self.troubled[troubled_here[short]].attempts += 1
+            for short, code in last.items():
+                if short in troubled_here:
+                    continue
+                tests += 1
+                if code & _SKIPPED_BIT:
+                    skipped += 1
+                else:
+                    passed += 1
+                    flaky += (code & _FLAKY_BIT) >> 1
+        for key, entry in self.troubled.items():
+            tests += 1
+            if entry.last is Outcome.PASSED:
+                passed += 1
+                if entry.failed_before or entry.flaky:
+                    flaky += 1
+                    self.flaky_names.append(key)
+            elif entry.last is Outcome.SKIPPED:
+                skipped += 1
+            else:
+                if entry.last is Outcome.ERROR:
+                    errors += 1
+                else:
+                    failures += 1
+                failing.append(_final_detail(key, entry))
+        troubled = self.troubled
+        self.flaky_names = [  # a test flaky in one attempt but failing in its last is not
+            key for key in self.flaky_names
+            if key not in troubled or troubled[key].last is Outcome.PASSED
+        ]
+        totals = Totals(tests, passed, failures, errors, skipped, flaky)
+        return totals, failing
+
+    def time_source(self, mtime: datetime) -> TimeSource:
+        if self.time_problems:
+            return TimeSource(
+                mtime, "mtime",
+                f"{self.time_problems[0]}; using the file's modification time on this machine"
+                " (a time without a zone is never read as UTC)",
+            )
+        if self.zoned:
+            return TimeSource(min(self.zoned), "timestamp",
+                              "the earliest suite timestamp (it carries a zone)")
+        return TimeSource(mtime, "mtime",
+                          "no suite timestamp; using the file's modification time on this machine")
+
+
+def _final_detail(key: str, entry: _Attempts) -> FailingTest:
+    detail = entry.detail or FailingTest(
+        key, entry.last, entry.suite, entry.classname, entry.name, ""
+    )
+    if detail.outcome is not entry.last or detail.attempts != entry.attempts:
+        detail = FailingTest(
+            detail.identity, entry.last, detail.suite, detail.classname, detail.name,
+            detail.message, detail.file, detail.line, entry.attempts,
+        )
+    return detail
+
+
+def _open(path: Path, source: str, max_bytes: int) -> tuple[IO[bytes], datetime]:
+    """Open a regular file under the cap (a FIFO or device could block or never end)."""
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        raise InvalidInput(source, None, "no such file") from None
+    except OSError as exc:
+        raise InvalidInput(source, None, f"cannot read the file: {exc.strerror}") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise InvalidInput(source, None, "is a directory, not a JUnit XML file")
+    if not stat.S_ISREG(info.st_mode):
+        raise InvalidInput(source, None, "is not a regular file")
+    if info.st_size > max_bytes:
+        raise _too_big(source, info.st_size, max_bytes)
+    if info.st_size == 0:
+        raise InvalidInput(source, "1:1", "the file is empty",
+                           "a JUnit report has at least a root element")
+    try:
+        handle = path.open("rb")
+    except OSError as exc:
+        raise InvalidInput(source, None, f"cannot read the file: {exc.strerror}") from None
+    return handle, datetime.fromtimestamp(info.st_mtime, UTC)
+
+
+def read_junit_file(
+    path: Path,
+    requested: Iterable[str] = (),
+    max_bytes: int = DEFAULT_MAX_JUNIT_BYTES,
+    source: str | None = None,
+) -> JUnitFile:
+    """Read one JUnit XML file; InvalidInput (with line:column when known) if it cannot be."""
+    shown = source or str(path)
+    counter = _Counter(frozenset(requested))
+    handle, mtime = _open(path, shown, max_bytes)
+    with handle:
+        check_prolog(handle, shown)
+        handle.seek(0)
+        reader = _CappedReader(handle, max_bytes, shown)
+        context = etree.iterparse(
+            reader, events=("end",), tag=_TAGS, resolve_entities=False, load_dtd=False,
+            no_network=True, huge_tree=False, remove_comments=True, remove_pis=True,
+            chunk_size=_CHUNK,
+        )
+        try:
+            _stream(context, counter)
+        except etree.XMLSyntaxError as exc:
+            raise _syntax_error(exc, shown, context.error_log) from None
+        root = context.root
+    if root is None or not isinstance(root.tag, str) or _local(root.tag) not in _ROOTS:
+        found = _local(root.tag) if root is not None and isinstance(root.tag, str) else "?"
+        raise InvalidInput(
+            shown, None, f"the root element is <{found}>, not <testsuites> or <testsuite>;"
+            " this is not a JUnit report", "point --junit at the JUnit XML files",
+        )
+    totals, failing = counter.totals()
+    return JUnitFile(
+        path=shown,
+        sha256=reader.digest.hexdigest(),
+        root=_local(root.tag),
+        suites=counter.suites,
+        totals=totals,
+        failing=tuple(failing),
+        flaky=tuple(dict.fromkeys(counter.flaky_names)),
+        named=dict(counter.named),
+        matches={name: tuple(keys) for name, keys in counter.matches.items()},
+        time=counter.time_source(mtime),
+        commits=tuple(counter.commits),
+        tree_clean=counter.tree_clean,
+    )
+
+
+_UNLINK_EVERY = 64
+
+
+def _stream(context: etree.iterparse, counter: _Counter) -> None:
+    """The hot loop: judge each case when it closes, then drop it and everything before it.
+
+    A plain passing case (classname and name, no child, no status) is counted inline; it
+    is most of any large report, and a method call per case would double the read time."""
+    case = counter.case
+    appends = [bucket.append for bucket in counter.buckets]
+    troubled = counter.troubled
+    prefilter = counter.prefilter if counter.requested else frozenset()
+    plain = 0
+    since_unlink = 0
+    for _event, element in context:
+        tag = element.tag
+        if tag != "testcase" and tag[0] == "{":
+            tag = _local(tag)
+        if tag == "testcase":
+            get = element.get
+            name = get("name")
+            classname = get("classname")
+            if (classname and name and not len(element) and get("status") is None
+                    and get("result") is None and name not in prefilter):
+                key = f"{classname}::{name}"
+                if key in troubled:
+                    case(element)
+                else:
+                    digest = hash(key)
+                    appends[digest & 255](digest & ~3)
+                    plain += 1
+            else:
+                case(element)
+            element.clear()
+            since_unlink += 1
+            if since_unlink >= _UNLINK_EVERY:
+                since_unlink = 0
+                parent = element.getparent()
+                if parent is not None:
+                    del parent[: parent.index(element)]
+            continue
+        if tag == "testsuite" or tag == "testsuites":
+            counter.suite(element)
+        elif tag == "property":
+            counter.property(element)
+            continue
+        else:  # failure / error: only those directly under a suite are seen here
+            parent = element.getparent()
+            if parent is not None and _local(str(parent.tag)) == "testsuite":
+                counter.suite_level(element, parent)
+            continue
+        element.clear(keep_tail=False)
+        parent = element.getparent()
+        if parent is not None:
+            while element.getprevious() is not None:
+                del parent[0]
+    counter.quiet_passed += plain

@@ -1,0 +1,104 @@
+"""What the gate read from JUnit files, for a person (text) or a program (JSON). Pure."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+
+from gate.evidence.junit import JUnitRun
+from gate.evidence.junit_model import FailingTest, JUnitFile, Totals
+from gate.timefmt import format_rfc3339
+
+_MAX_TEXT_FAILURES = 100
+
+
+def _counts(totals: Totals) -> str:
+    return (
+        f"tests {totals.tests}, passed {totals.passed}, failures {totals.failures},"
+        f" errors {totals.errors}, skipped {totals.skipped}, flaky {totals.flaky}"
+    )
+
+
+def failing_line(test: FailingTest) -> str:
+    place = ""
+    if test.file is not None:
+        place = f" ({test.file}{f':{test.line}' if test.line is not None else ''})"
+    attempts = f" after {test.attempts} attempts" if test.attempts > 1 else ""
+    message = f": {test.message}" if test.message else ""
+    return f"{test.outcome.label.upper()} {test.identity}{attempts}{place}{message}"
+
+
+def _failing_lines(tests: Iterable[FailingTest], indent: str) -> list[str]:
+    listed = list(tests)
+    lines = [f"{indent}- {failing_line(test)}" for test in listed[:_MAX_TEXT_FAILURES]]
+    if len(listed) > _MAX_TEXT_FAILURES:
+        lines.append(f"{indent}- ... and {len(listed) - _MAX_TEXT_FAILURES} more")
+    return lines
+
+
+def _file_text(file: JUnitFile) -> list[str]:
+    lines = [
+        f"{file.path}: {_counts(file.totals)}",
+        f"  time {format_rfc3339(file.time.at)} ({file.time.source}: {file.time.note})",
+    ]
+    lines.extend(f"  commit {commit} ({prop})" for prop, commit in file.commits)
+    lines.extend(_failing_lines(file.failing, "  "))
+    lines.extend(f"  - FLAKY {name}" for name in file.flaky[:_MAX_TEXT_FAILURES])
+    return lines
+
+
+def render_junit_text(run: JUnitRun) -> str:
+    lines: list[str] = []
+    for file in run.files:
+        lines.extend(_file_text(file))
+    lines.append(f"total ({len(run.files)} file(s)): {_counts(run.totals)}")
+    failing = run.failing
+    if failing:
+        lines.append(f"failing tests ({len(failing)}):")
+        lines.extend(_failing_lines(failing, "  "))
+    return "\n".join(lines) + "\n"
+
+
+def render_junit_json(run: JUnitRun) -> str:
+    document = {
+        "files": [
+            {
+                "path": file.path,
+                "sha256": file.sha256,
+                "root": file.root,
+                "suites": file.suites,
+                **file.totals.as_json(),
+                "failing_tests": [test.as_json() for test in file.failing],
+                "flaky_tests": list(file.flaky),
+                "at": format_rfc3339(file.time.at),
+                "time_source": file.time.source,
+                "time_note": file.time.note,
+                "commits": [list(pair) for pair in file.commits],
+            }
+            for file in run.files
+        ],
+        "total": {
+            "files": len(run.files),
+            **run.totals.as_json(),
+            "failing_tests": [test.identity for test in run.failing],
+        },
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def render_junit_appendix(run: JUnitRun) -> str:
+    """The lines `verify` adds to its text output: what the tests said."""
+    lines = [f"  junit ({len(run.files)} file(s)): {_counts(run.totals)}"]
+    failing = run.failing
+    if failing:
+        lines.append(f"  failing tests ({len(failing)}):")
+        lines.extend(_failing_lines(failing, "  "))
+    flaky = [name for file in run.files for name in file.flaky]
+    if flaky:
+        lines.append(f"  flaky tests ({len(flaky)}, passed on a later attempt):")
+        lines.extend(f"  - FLAKY {name}" for name in flaky[:_MAX_TEXT_FAILURES])
+    if run.requested:
+        status = run.named_status()
+        lines.extend(f"  - named test failed: {name}" for name in status.failed)
+        lines.extend(f"  - named test did not run: {name}" for name in status.missing)
+    return "\n".join(lines) + "\n"

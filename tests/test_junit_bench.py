@@ -1,0 +1,19 @@
+"""A smoke test of the benchmark's generator (the benchmark itself is not run here)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bench.junit_bench import generate
+from gate.evidence.junit_reader import read_junit_file
+
+
+def test_generated_files_read_to_their_design(tmp_path: Path) -> None:
+    path = generate(tmp_path / "junit.xml", 2500)
+    read = read_junit_file(path)
+    assert read.totals.tests == 2500
+    assert read.totals.failures == 25
+    assert read.suites == 3
+    assert read.time.source == "timestamp"
+    assert read.failing[0].file == "tests/unit/module_00000.py"
+    assert 150 < path.stat().st_size / 2500 < 250

@@ -1,0 +1,145 @@
+"""The streaming reader against a naive reading of the documented counting rule.
+
+The oracle below loads the whole tree and applies the rule as the module docstring states
+it, in the most obvious way (every attempt kept by name). The streaming reader keeps
+digests instead of names and takes shortcuts for plain passing cases; it must agree on
+every corpus file and on generated files full of repeats, retries and skips.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from lxml import etree
+
+from gate.evidence.junit_model import Totals
+from gate.evidence.junit_reader import read_junit_file
+from tests.test_junit_corpus import CORPUS, REFUSED, ROWS
+
+_SEVERITY = {"error": 3, "failure": 2, "skipped": 1}
+_SKIP = {"notrun", "skipped", "skip", "disabled", "ignored", "suppressed"}
+_RETRY = {"flakyFailure", "flakyError", "rerunFailure", "rerunError"}
+
+
+def _local(tag: str) -> str:
+    return tag.rsplit("}", 1)[-1]
+
+
+def oracle(path: Path) -> tuple[Totals, set[str]]:
+    """Totals and failing identities, by the rule, from the whole tree."""
+    root = etree.parse(str(path), etree.XMLParser(resolve_entities=False)).getroot()
+    attempts: dict[str, list[tuple[int, bool]]] = {}
+    unnamed = 0
+    for element in root.iter():
+        if not isinstance(element.tag, str):
+            continue
+        tag = _local(element.tag)
+        parent = element.getparent()
+        if tag == "testcase":
+            severity = max(
+                (_SEVERITY.get(_local(c.tag), 0) for c in element if isinstance(c.tag, str)),
+                default=0,
+            )
+            retried = any(
+                isinstance(c.tag, str) and _local(c.tag) in _RETRY for c in element
+            )
+            status = {(element.get(a) or "").strip().lower() for a in ("status", "result")}
+            if severity == 0 and status & _SKIP:
+                severity = 1
+            name, classname = element.get("name") or "", element.get("classname") or ""
+            suite = (parent.get("name") or "") if parent is not None else ""
+        elif tag in ("failure", "error") and parent is not None and \
+                _local(str(parent.tag)) == "testsuite":
+            severity, retried = _SEVERITY[tag], False
+            name, classname = f"({tag} outside any testcase)", ""
+            suite = parent.get("name") or ""
+        else:
+            continue
+        if not name and not classname:
+            unnamed += 1
+            key = f"(unnamed testcase #{unnamed})"
+        elif classname:
+            key = f"{classname}::{name}"
+        else:
+            key = f"{suite}::{name}" if suite else name
+        attempts.setdefault(key, []).append((severity, retried and severity == 0))
+    tests = passed = failures = errors = skipped = flaky = 0
+    failing: set[str] = set()
+    for key, tries in attempts.items():
+        final = tries[-1][0]
+        tests += 1
+        if final == 0:
+            passed += 1
+            flaky += any(sev >= 2 or was_flaky for sev, was_flaky in tries)
+        elif final == 1:
+            skipped += 1
+        else:
+            failing.add(key)
+            if final == 3:
+                errors += 1
+            else:
+                failures += 1
+    return Totals(tests, passed, failures, errors, skipped, flaky), failing
+
+
+def test_the_reader_agrees_with_the_oracle_on_the_corpus() -> None:
+    checked = 0
+    for row in ROWS:
+        if row.path.removeprefix("files/") in REFUSED:
+            continue
+        path = CORPUS / row.path
+        read = read_junit_file(path)
+        totals, failing = oracle(path)
+        assert read.totals == totals, row.path
+        assert {test.identity for test in read.failing} == failing, row.path
+        checked += 1
+    assert checked == 61
+
+
+_RESULTS = st.sampled_from([
+    "", "", "", "<failure/>", "<error/>", "<skipped/>", "<flakyFailure/>",
+    "<rerunFailure/><failure/>", "<rerunError/>", "<skipped/><failure/>",
+    "<system-out>x</system-out>",
+])
+_CASE = st.tuples(
+    st.sampled_from(["", "a.B", "a.C"]),           # classname (few, to force repeats)
+    st.sampled_from(["", "t1", "t2", "t3"]),        # name
+    _RESULTS,
+    st.sampled_from(["", ' status="notrun"', ' status="run" result="skipped"', ' status="run"',
+                     ' result="suppressed"']),
+)
+_SUITE = st.tuples(st.sampled_from(["s1", "s2"]), st.lists(_CASE, max_size=12),
+                   st.booleans())
+
+
+def _document(suites: list[tuple[str, list[tuple[str, str, str, str]], bool]]) -> str:
+    parts = ["<testsuites>"]
+    for name, cases, suite_error in suites:
+        parts.append(f'<testsuite name="{name}">')
+        for classname, case_name, result, status in cases:
+            attributes = "".join(
+                f' {key}="{value}"' for key, value in (("classname", classname),
+                                                      ("name", case_name)) if value
+            )
+            parts.append(f"<testcase{attributes}{status}>{result}</testcase>")
+        if suite_error:
+            parts.append('<error message="setup failed"/>')
+        parts.append("</testsuite>")
+    parts.append("</testsuites>")
+    return "".join(parts)
+
+
+@settings(max_examples=300, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(_SUITE, min_size=1, max_size=4))
+def test_the_reader_agrees_with_the_oracle_on_generated_files(
+    tmp_path: Path, suites: list[tuple[str, list[tuple[str, str, str, str]], bool]]
+) -> None:
+    path = tmp_path / "generated.xml"
+    path.write_text(_document(suites), encoding="utf-8")
+    read = read_junit_file(path)
+    totals, failing = oracle(path)
+    assert read.totals == totals
+    assert {test.identity for test in read.failing} == failing

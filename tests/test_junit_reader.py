@@ -1,0 +1,306 @@
+"""The counting rule, identities, times and properties, on files written for each case."""
+
+from __future__ import annotations
+
+import io
+import os
+from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from gate.errors import InvalidInput
+from gate.evidence.junit_model import Outcome, Totals
+from gate.evidence.junit_names import aliases, identity, pytest_node_id
+from gate.evidence.junit_reader import read_junit_file
+from gate.evidence.junit_time import parse_suite_timestamp
+from tests.junit_files import Case, Suite, write_junit, write_text
+
+
+def _suite(body: str, attrs: str = "") -> str:
+    return f'<?xml version="1.0"?>\n<testsuite name="s" {attrs}>\n{body}\n</testsuite>\n'
+
+
+def test_each_case_counts_by_its_most_severe_result(tmp_path: Path) -> None:
+    path = write_text(tmp_path / "r.xml", _suite(
+        '<testcase classname="c" name="a"><skipped/><failure message="f"/><error message="e"/>'
+        '</testcase>'
+        '<testcase classname="c" name="b"><skipped/><failure message="f"/></testcase>'
+        '<testcase classname="c" name="c"><skipped message="why"/></testcase>'
+        '<testcase classname="c" name="d"><system-out>hi</system-out></testcase>'
+        '<testcase classname="c" name="e" status="notrun"/>'
+        '<testcase classname="c" name="f" status="run" result="skipped"/>'
+        '<testcase classname="c" name="g" result="suppressed"/>'
+        '<testcase classname="c" name="h" status="run" result="completed"/>'
+    ))
+    read = read_junit_file(path)
+    assert read.totals == Totals(tests=8, passed=2, failures=1, errors=1, skipped=4)
+    assert [(t.identity, t.outcome) for t in read.failing] == [
+        ("c::a", Outcome.ERROR), ("c::b", Outcome.FAILURE)
+    ]
+    assert read.failing[0].message == "e"
+
+
+def test_tests_attributes_are_ignored(tmp_path: Path) -> None:
+    path = write_text(tmp_path / "r.xml", _suite(
+        '<testcase classname="c" name="a"/>', 'tests="900" failures="4" errors="3" skipped="2"'
+    ))
+    assert read_junit_file(path).totals == Totals(tests=1, passed=1)
+
+
+def test_flaky_failure_on_a_passing_case_is_a_flaky_pass(tmp_path: Path) -> None:
+    path = write_text(tmp_path / "r.xml", _suite(
+        '<testcase classname="c" name="a"><flakyFailure message="once"/>'
+        '<flakyError message="twice"/></testcase>'
+        '<testcase classname="c" name="b"><rerunFailure/><failure message="always"/></testcase>'
+    ))
+    read = read_junit_file(path)
+    assert read.totals == Totals(tests=2, passed=1, failures=1, flaky=1)
+    assert read.flaky == ("c::a",)
+
+
+@pytest.mark.parametrize(
+    ("attempts", "expected", "flaky"),
+    [
+        (["failure", "error", "passed"], Totals(tests=1, passed=1, flaky=1), ("c::t",)),
+        (["passed", "failure"], Totals(tests=1, failures=1), ()),
+        (["passed", "passed"], Totals(tests=1, passed=1), ()),
+        (["skipped", "failure"], Totals(tests=1, failures=1), ()),
+        (["failure", "skipped"], Totals(tests=1, skipped=1), ()),
+        (["passed", "failure", "passed"], Totals(tests=1, passed=1, flaky=1), ("c::t",)),
+        (["error", "failure"], Totals(tests=1, failures=1), ()),
+        (["flakyFailure", "failure"], Totals(tests=1, failures=1), ()),
+        (["flakyFailure", "passed"], Totals(tests=1, passed=1, flaky=1), ("c::t",)),
+    ],
+)
+def test_repeated_identity_in_one_file_is_attempts_last_wins(
+    tmp_path: Path, attempts: list[str], expected: Totals, flaky: tuple[str, ...]
+) -> None:
+    body = "".join(
+        f'<testcase classname="c" name="t">{"" if a == "passed" else f"<{a}/>"}</testcase>'
+        for a in attempts
+    )
+    body += '<testcase classname="c" name="other"/>'
+    read = read_junit_file(write_text(tmp_path / "r.xml", _suite(body)))
+    assert read.totals == expected + Totals(tests=1, passed=1)
+    assert read.flaky == flaky
+    if expected.failures:
+        assert read.failing[0].attempts == len(attempts)
+
+
+def test_same_test_in_two_files_counts_twice(tmp_path: Path) -> None:
+    from gate.evidence.junit import read_run
+
+    first = write_junit(tmp_path / "a.xml", [Suite("s", (Case("test_a"),))])
+    second = write_junit(tmp_path / "b.xml", [Suite("s", (Case("test_a", result="failure"),))])
+    run = read_run([str(first), str(second)])
+    assert run.totals == Totals(tests=2, passed=1, failures=1)
+
+
+def test_unnamed_cases_are_never_merged(tmp_path: Path) -> None:
+    body = "<testcase/><testcase><failure/></testcase><testcase/>"
+    read = read_junit_file(write_text(tmp_path / "r.xml", _suite(body)))
+    assert read.totals == Totals(tests=3, passed=2, failures=1)
+
+
+def test_many_passing_cases_keep_no_names(tmp_path: Path) -> None:
+    body = "".join(f'<testcase classname="c" name="t{i}"/>' for i in range(5000))
+    body += '<testcase classname="c" name="t17"><failure message="late"/></testcase>'
+    read = read_junit_file(write_text(tmp_path / "r.xml", _suite(body)))
+    assert read.totals == Totals(tests=5000, passed=4999, failures=1)
+    assert read.named == {}
+    assert read.failing[0].attempts == 2  # found again by its digest, not by a kept name
+
+
+def test_suite_level_error_counts_as_an_errored_case(tmp_path: Path) -> None:
+    body = '<error message="setUpClass failed">Traceback</error>'
+    read = read_junit_file(write_text(tmp_path / "r.xml", _suite(body)))
+    assert read.totals == Totals(tests=1, errors=1)
+    assert read.failing[0].message == "setUpClass failed"
+
+
+def test_nested_suites_and_namespaces(tmp_path: Path) -> None:
+    text = (
+        '<testsuites xmlns="urn:x"><testsuite name="outer"><testsuite name="inner">'
+        '<testcase name="a"/><testcase name="b"><failure/></testcase>'
+        '</testsuite></testsuite></testsuites>'
+    )
+    read = read_junit_file(write_text(tmp_path / "r.xml", text))
+    assert read.totals == Totals(tests=2, passed=1, failures=1)
+    assert read.failing[0].identity == "inner::b"
+    assert read.suites == 2
+
+
+def test_failure_place_from_attributes_and_pytest_text(tmp_path: Path) -> None:
+    body = (
+        '<testcase classname="tests.test_x" name="a" file="tests/test_x.py" line="12">'
+        '<failure message="m"/></testcase>'
+        '<testcase classname="tests.test_x" name="b"><failure>def test_b():\n'
+        '&gt;   assert 1 == 2\ntests/test_x.py:40: AssertionError</failure></testcase>'
+    )
+    read = read_junit_file(write_text(tmp_path / "r.xml", _suite(body)))
+    assert [(t.file, t.line) for t in read.failing] == [
+        ("tests/test_x.py", 12), ("tests/test_x.py", 40)
+    ]
+    assert read.failing[1].message == "def test_b():"
+
+
+def test_named_tests_are_kept_by_any_alias(tmp_path: Path) -> None:
+    path = write_junit(tmp_path / "r.xml", [Suite("s", (
+        Case("test_z"), Case("test_q", result="failure"), Case("test_w", result="skipped"),
+    ))])
+    wanted = ["tests/test_x.py::TestY::test_z", "tests.test_x.TestY.test_q", "test_w", "nope"]
+    read = read_junit_file(path, wanted)
+    assert read.named == {
+        "tests.test_x.TestY::test_z": Outcome.PASSED,
+        "tests.test_x.TestY::test_q": Outcome.FAILURE,
+        "tests.test_x.TestY::test_w": Outcome.SKIPPED,
+    }
+    assert read.matches["tests/test_x.py::TestY::test_z"] == ("tests.test_x.TestY::test_z",)
+    assert "nope" not in read.matches
+
+
+def test_identity_and_pytest_node_ids() -> None:
+    assert identity("a.B", "t", "s") == "a.B::t"
+    assert identity("", "t", "s") == "s::t"
+    assert identity("", "t", "") == "t"
+    assert pytest_node_id("tests.test_x.TestY", "test_z", None) == "tests/test_x.py::TestY::test_z"
+    assert pytest_node_id("tests.test_x", "test_z[1-2]", None) == "tests/test_x.py::test_z[1-2]"
+    assert pytest_node_id("pkg.test_m.TestA.TestB", "t", "pkg/test_m.py") == (
+        "pkg/test_m.py::TestA::TestB::t"
+    )
+    assert pytest_node_id("com.acme.FooTest", "testBar", None) == "com/acme.py::FooTest::testBar"
+    assert pytest_node_id("weird name", "t", None) is None
+    assert aliases("a.B", "t", "s", None) == {"a.B::t", "t", "a.B.t", "a.py::B::t"}
+
+
+def test_commit_and_tree_properties(tmp_path: Path) -> None:
+    path = write_junit(tmp_path / "r.xml", [Suite(
+        "s", (Case("t"),),
+        properties=(("claim-gate.commit", "ABC1234"), ("claim-gate.tree_clean", "false"),
+                    ("java.version", "21")),
+    )])
+    read = read_junit_file(path)
+    assert read.commits == (("claim-gate.commit", "ABC1234"),)
+    assert read.tree_clean == "false"
+
+
+def test_case_properties_do_not_name_the_commit(tmp_path: Path) -> None:
+    body = ('<testcase classname="c" name="t"><properties>'
+            '<property name="git.commit" value="deadbeef"/></properties></testcase>')
+    assert read_junit_file(write_text(tmp_path / "r.xml", _suite(body))).commits == ()
+
+
+def test_zoned_timestamp_with_milliseconds_is_the_time(tmp_path: Path) -> None:
+    body = '<testcase classname="c" name="t" time="0.0015"/>'  # a time, not a timestamp
+    path = write_text(tmp_path / "r.xml", _suite(body, 'timestamp="2026-08-27T18:05:00.123+02:00"'))
+    read = read_junit_file(path)
+    assert read.time.source == "timestamp"
+    assert read.time.at == datetime(2026, 8, 27, 16, 5, 0, 123000, tzinfo=UTC)
+
+
+def test_naive_timestamp_falls_back_to_mtime_and_says_so(tmp_path: Path) -> None:
+    path = write_text(tmp_path / "r.xml", _suite(
+        '<testcase classname="c" name="t"/>', 'timestamp="2026-08-27T18:05:00.123"'
+    ))
+    read = read_junit_file(path)
+    assert read.time.source == "mtime"
+    assert read.time.at == datetime.fromtimestamp(path.stat().st_mtime, UTC)
+    assert "has no time zone" in read.time.note
+    assert "never read as UTC" in read.time.note
+
+
+def test_earliest_zoned_suite_timestamp_wins(tmp_path: Path) -> None:
+    path = write_junit(tmp_path / "r.xml", [
+        Suite("late", (Case("a"),), "2026-08-27T18:10:00Z"),
+        Suite("early", (Case("b"),), "2026-08-27T18:06:00Z"),
+    ])
+    assert read_junit_file(path).time.at == datetime(2026, 8, 27, 18, 6, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("2026-08-27T18:05:00Z", datetime(2026, 8, 27, 18, 5, tzinfo=UTC)),
+        ("2026-08-27T18:05:00.5-05:00",
+         datetime(2026, 8, 27, 18, 5, 0, 500000, tzinfo=timezone(timedelta(hours=-5)))),
+        ("2021-03-07T10:36:56 UTC", datetime(2021, 3, 7, 10, 36, 56, tzinfo=UTC)),
+        ("Sat, 03 Dec 2022 23:10:07 GMT", datetime(2022, 12, 3, 23, 10, 7, tzinfo=UTC)),
+        ("2026-08-27T18:05:00+0100",
+         datetime(2026, 8, 27, 18, 5, tzinfo=timezone(timedelta(hours=1)))),
+        ("2026-08-27T18:05:00", None),
+        ("0001-01-01T00:00:00Z", None),
+        ("T 12:40:13", None),
+        ("2024-01-03", None),
+    ],
+)
+def test_suite_timestamp_forms(text: str, expected: datetime | None) -> None:
+    assert parse_suite_timestamp(text).at == expected
+
+
+def test_times_in_any_notation_do_not_break_reading(tmp_path: Path) -> None:
+    body = "".join(
+        f'<testcase classname="c" name="t{i}" time="{t}"/>'
+        for i, t in enumerate(["1.7e-05", "0.", "-345345", "2,503.1", "1234", "nan", ""])
+    )
+    read = read_junit_file(write_text(tmp_path / "r.xml", _suite(body)))
+    assert read.totals == Totals(tests=7, passed=7)
+
+
+def test_missing_file_and_directory_are_invalid_input(tmp_path: Path) -> None:
+    with pytest.raises(InvalidInput, match="no such file"):
+        read_junit_file(tmp_path / "absent.xml")
+    with pytest.raises(InvalidInput, match="is a directory"):
+        read_junit_file(tmp_path)
+
+
+def test_a_fifo_is_refused_without_blocking(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe.xml"
+    os.mkfifo(fifo)
+    with pytest.raises(InvalidInput, match="is not a regular file"):
+        read_junit_file(fifo)
+
+
+def test_the_cap_also_holds_while_reading(tmp_path: Path) -> None:
+    """A file that grows after its size was checked is still stopped at the cap."""
+    from gate.evidence.junit_reader import _CappedReader
+
+    reader = _CappedReader(io.BytesIO(b"x" * 100), 60, "grown.xml")
+    assert reader.read(50) == b"x" * 50
+    with pytest.raises(InvalidInput, match=r"over the size cap \(100 > 60 bytes\)"):
+        reader.read(50)
+
+
+def test_size_cap_is_configurable(tmp_path: Path) -> None:
+    path = write_junit(tmp_path / "r.xml", [Suite("s", (Case("t"),))])
+    with pytest.raises(InvalidInput, match="over the size cap") as caught:
+        read_junit_file(path, max_bytes=50)
+    assert "--junit-max-bytes" in str(caught.value)
+    assert read_junit_file(path, max_bytes=path.stat().st_size).totals.tests == 1
+
+
+def test_truncated_file_names_line_and_column(tmp_path: Path) -> None:
+    text = _suite('<testcase classname="c" name="t"/>\n<testcase classname="c" name="u">')
+    path = write_text(tmp_path / "r.xml", text[:-20])
+    with pytest.raises(InvalidInput) as caught:
+        read_junit_file(path)
+    assert caught.value.place is not None
+    line, column = caught.value.place.split(":")
+    assert int(line) >= 3
+    assert int(column) >= 1
+
+
+def test_failure_details_are_capped_but_every_failure_is_counted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import gate.evidence.junit_reader as reader
+
+    monkeypatch.setattr(reader, "MAX_DETAILED_FAILURES", 3)
+    body = "".join(
+        f'<testcase classname="c" name="t{i}"><failure message="m{i}"/></testcase>'
+        for i in range(5)
+    )
+    read = read_junit_file(write_text(tmp_path / "r.xml", _suite(body)))
+    assert read.totals.failures == 5
+    assert [t.message for t in read.failing] == ["m0", "m1", "m2", "", ""]
+    assert [t.identity for t in read.failing][-1] == "c::t4"
