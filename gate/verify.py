@@ -20,6 +20,7 @@ from gate.claim.loader import (
     load_evidence_records,
 )
 from gate.claim.model import VerdictState
+from gate.errors import GateError, InvalidInput, UsageError
 from gate.evidence.interface import EvidenceItem, Origin
 from gate.evidence.junit import DEFAULT_MAX_JUNIT_BYTES, read_run, required_tests, run_evidence
 from gate.evidence.probe.collect import probe_evidence
@@ -46,6 +47,13 @@ EXIT_FOR_STATE = {
     VerdictState.UNVERIFIED: ExitCode.UNVERIFIED,
     VerdictState.REFUTED: ExitCode.REFUTED,
 }
+
+def exit_code_for(error: GateError) -> ExitCode:
+    """Bad input is the operator's to fix (3); anything else is a fault (4)."""
+    if isinstance(error, InvalidInput | UsageError):
+        return ExitCode.INVALID_INPUT
+    return ExitCode.COULD_NOT_DECIDE
+
 
 FORMATS = ("text", "json", "markdown")
 

@@ -189,9 +189,18 @@ class GitHubApi:
             raise CouldNotDecide(f"{path} at {ref} is too large for the contents API")
         return base64.b64decode(data.get("content", ""))
 
-    def tree_paths(self, ref: str) -> list[str]:
-        _, data = self._request("GET", f"{self._repo}/git/trees/{ref}", {"recursive": "1"})
-        return [entry["path"] for entry in data.get("tree", []) if entry.get("type") == "blob"]
+    def list_dir(self, path: str, ref: str) -> list[tuple[str, str]]:
+        """(path, type) of a directory's entries at a commit; [] when it does not exist."""
+        quoted = urllib.parse.quote(path)
+        try:
+            _, data = self._request("GET", f"{self._repo}/contents/{quoted}", {"ref": ref})
+        except _ApiError as exc:
+            if exc.status == 404:
+                return []
+            raise
+        if not isinstance(data, list):
+            return []
+        return [(str(entry["path"]), str(entry["type"])) for entry in data]
 
     def workflow_runs(self, head_sha: str) -> list[WorkflowRun]:
         runs = []

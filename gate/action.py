@@ -1,0 +1,103 @@
+"""The GitHub Action's entry point: INPUT_* and the runner's variables in, an exit code out.
+
+Thin on purpose: read the inputs and the event, build the API client, call `run_gate`.
+A gate that crashes must still leave a definite, blocking check run with the reason, so
+every failure after the head commit is known posts one before the step exits non-zero.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
+from typing import TextIO
+
+from gate.claim.jsondoc import decode_utf8, parse_json, read_capped
+from gate.errors import CouldNotDecide, GateError
+from gate.github.api import GitHubApi, RetryPolicy, connect
+from gate.github.event import parse_event
+from gate.github.gate_run import post_check_run, run_gate
+from gate.github.inputs import read_inputs, read_runner
+from gate.github.runner_files import workflow_command
+from gate.report.check_run import Mode, failure_report
+from gate.verify import ExitCode, exit_code_for
+
+MAX_EVENT_BYTES = 25 << 20
+
+
+def main(
+    env: Mapping[str, str] | None = None,
+    clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    out: TextIO | None = None,
+    retry: RetryPolicy | None = None,
+) -> int:
+    env = os.environ if env is None else env
+    out = out or sys.stdout
+
+    def emit(line: str) -> None:
+        out.write(line + "\n")
+
+    try:
+        runner = read_runner(env)
+        inputs = read_inputs(env)
+        text = decode_utf8(read_capped(runner.event_path, MAX_EVENT_BYTES, "event payload"),
+                           str(runner.event_path), "event payload")
+        payload = parse_json(text, str(runner.event_path), "event payload")
+        trigger = parse_event(runner.event_name, payload, str(runner.event_path), inputs.pr)
+    except GateError as exc:
+        emit(workflow_command("error", f"claim-gate: {exc}", title="claim-gate"))
+        return int(ExitCode.INVALID_INPUT)
+    if trigger.ignore_reason:
+        emit(workflow_command("notice", f"claim-gate: {trigger.ignore_reason}"))
+        return 0
+    api = GitHubApi(github=connect(inputs.api_url, inputs.token, retry or RetryPolicy()),
+                    repository=trigger.repository)
+    if trigger.merge_group_sha is not None:
+        reason = ("merge queue groups are not decided yet by this version of claim-gate;"
+                  " the group is blocked rather than passed")
+        return _post_failure(api, inputs.check_name, trigger.merge_group_sha, reason,
+                             inputs.mode, clock, emit, ExitCode.COULD_NOT_DECIDE)
+    head_sha = trigger.head_sha
+    try:
+        outcome = run_gate(api=api, inputs=inputs, runner=runner, trigger=trigger,
+                           clock=clock, emit=emit)
+    except GateError as exc:
+        code = exit_code_for(exc)
+        if head_sha is None:
+            emit(workflow_command("error", f"claim-gate could not decide: {exc}"))
+            return int(code)
+        return _post_failure(api, inputs.check_name, head_sha, str(exc), inputs.mode, clock,
+                             emit, code)
+    except Exception as exc:  # a crash still leaves a blocking check run
+        reason = f"internal error {type(exc).__name__}: {exc} (a bug in claim-gate; please report)"
+        if head_sha is None:
+            emit(workflow_command("error", f"claim-gate could not decide: {reason}"))
+            return int(ExitCode.COULD_NOT_DECIDE)
+        return _post_failure(api, inputs.check_name, head_sha, reason, inputs.mode, clock, emit,
+                             ExitCode.COULD_NOT_DECIDE)
+    emit(f"claim-gate: {outcome.verdict} ({outcome.unmet_count} unmet)")
+    return outcome.exit_code
+
+
+def _post_failure(
+    api: GitHubApi,
+    name: str,
+    head_sha: str,
+    reason: str,
+    mode: Mode,
+    clock: Callable[[], datetime],
+    emit: Callable[[str], None],
+    code: ExitCode,
+) -> int:
+    emit(workflow_command("error", f"claim-gate could not decide: {reason}"))
+    try:
+        post_check_run(api, failure_report(name=name, head_sha=head_sha, reason=reason, mode=mode),
+              clock())
+    except (GateError, CouldNotDecide) as exc:
+        emit(workflow_command("error", f"claim-gate could not post its check run either: {exc}"))
+    return 0 if mode is Mode.OBSERVE else int(code)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,178 @@
+"""Evidence from CI on GitHub: JUnit files in artifacts of the head commit's workflow runs.
+
+A run counts only when it is about the head commit and finished: a run on another commit,
+still in progress, cancelled, skipped or neutral is absence (noted, never a pass). The time
+of the evidence is the run's `run_started_at`, written by GitHub, never a clock in a file
+the PR's workflow produced. Every item records which run, attempt and workflow file it
+came from, so a reviewer (and the trust checks) can trace it.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from fnmatch import fnmatchcase
+from pathlib import Path
+
+from gate.claim.model import CheckType, Evidence, Verifier, VerifierKind
+from gate.errors import CouldNotDecide, InvalidInput
+from gate.evidence.artifact_zip import extract_members
+from gate.evidence.interface import Disqualification, EvidenceItem, Origin
+from gate.evidence.junit import VERIFIER_ID, JUnitRun, run_evidence
+from gate.evidence.junit_model import FailingTest
+from gate.evidence.junit_reader import read_junit_file
+from gate.github.api import Artifact, ArtifactGone, GitHubApi, WorkflowRun
+from gate.timefmt import format_rfc3339
+
+MAX_ARTIFACT_BYTES = 512 << 20
+_ABSENT = {"cancelled", "skipped", "neutral", "stale", "action_required"}
+
+
+@dataclass(frozen=True)
+class CiEvidence:
+    items: tuple[EvidenceItem, ...] = ()
+    notes: tuple[str, ...] = ()
+    links: tuple[str, ...] = ()
+    failing: tuple[FailingTest, ...] = field(default_factory=tuple)
+    inputs: tuple[tuple[str, str], ...] = ()  # (what, sha256) for the record
+
+
+def run_label(run: WorkflowRun) -> str:
+    return f"workflow run {run.name!r} #{run.id} attempt {run.run_attempt} ({run.path})"
+
+
+def _run_extension(run: WorkflowRun, artifact: Artifact) -> dict[str, object]:
+    return {
+        "id": run.id,
+        "attempt": run.run_attempt,
+        "workflow_path": run.path,
+        "event": run.event,
+        "head_sha": run.head_sha,
+        "conclusion": run.conclusion,
+        "run_started_at": format_rfc3339(run.run_started_at) if run.run_started_at else None,
+        "updated_at": format_rfc3339(run.updated_at),
+        "html_url": run.html_url,
+        "artifact": {"id": artifact.id, "name": artifact.name},
+    }
+
+
+def _absence(run: WorkflowRun) -> str | None:
+    if run.status != "completed":
+        return f"{run_label(run)} is still {run.status}: not evidence yet"
+    if run.conclusion is None or run.conclusion in _ABSENT:
+        return f"{run_label(run)} ended {run.conclusion or 'without a conclusion'}: that is absence"
+    if run.run_started_at is None:
+        return f"{run_label(run)} has no run_started_at: its time cannot be bound"
+    return None
+
+
+def collect_ci_evidence(
+    api: GitHubApi,
+    head_sha: str,
+    artifact_patterns: Sequence[str],
+    requested: Sequence[str] = (),
+    workdir: Path | None = None,
+    max_artifact_bytes: int = MAX_ARTIFACT_BYTES,
+) -> CiEvidence:
+    """Read the JUnit artifacts of every finished run on `head_sha` (all pages)."""
+    if not artifact_patterns:
+        return CiEvidence()
+    items: list[EvidenceItem] = []
+    notes: list[str] = []
+    links: list[str] = []
+    failing: list[FailingTest] = []
+    inputs: list[tuple[str, str]] = []
+    with tempfile.TemporaryDirectory(dir=workdir) as scratch:
+        for run in api.workflow_runs(head_sha):
+            if run.head_sha != head_sha:
+                notes.append(f"{run_label(run)} is on {run.head_sha[:12]}, not the head: ignored")
+                continue
+            absent = _absence(run)
+            if absent:
+                notes.append(absent)
+                continue
+            wanted = [a for a in api.artifacts(run.id)
+                      if any(fnmatchcase(a.name, p) for p in artifact_patterns)]
+            if not wanted:
+                notes.append(f"{run_label(run)} has no artifact named like"
+                             f" {', '.join(artifact_patterns)}")
+                continue
+            for artifact in wanted:
+                result = _artifact_evidence(
+                    api, run, artifact, head_sha, requested, Path(scratch), max_artifact_bytes
+                )
+                if result.note:
+                    notes.append(result.note)
+                if result.item is None:
+                    continue
+                items.append(result.item)
+                links.append(f"[{run.name} #{run.id} attempt {run.run_attempt}]({run.html_url})"
+                             f" artifact `{artifact.name}`")
+                if result.junit is not None:
+                    failing.extend(result.junit.failing)
+                    inputs.extend((f"artifact {artifact.name}: {f.path}", f.sha256)
+                                  for f in result.junit.files)
+    return CiEvidence(tuple(items), tuple(n for n in notes if n), tuple(links), tuple(failing),
+                      tuple(inputs))
+
+
+@dataclass(frozen=True)
+class _ArtifactResult:
+    item: EvidenceItem | None = None
+    junit: JUnitRun | None = None
+    note: str | None = None
+
+
+def _artifact_evidence(
+    api: GitHubApi,
+    run: WorkflowRun,
+    artifact: Artifact,
+    head_sha: str,
+    requested: Sequence[str],
+    scratch: Path,
+    max_bytes: int,
+) -> _ArtifactResult:
+    label = f"{run_label(run)} artifact {artifact.name!r}"
+    if artifact.expired:
+        return _ArtifactResult(note=f"{label} has expired: its evidence is absent")
+    try:
+        data = api.download_artifact(artifact, max_bytes)
+    except ArtifactGone as exc:
+        return _ArtifactResult(note=f"{label}: {exc}: its evidence is absent")
+    destination = scratch / f"run-{run.id}-artifact-{artifact.id}"
+    try:
+        members = extract_members(data, label, destination)
+        files = tuple(
+            read_junit_file(member.path, requested, source=f"{label}: {member.name}")
+            for member in members
+        )
+    except InvalidInput as exc:
+        # A broken or hostile artifact is not evidence; the reason is shown, never a pass.
+        return _ArtifactResult(item=_broken(run, artifact, label, str(exc)))
+    if not files:
+        return _ArtifactResult(note=f"{label} holds no JUnit XML file")
+    junit = JUnitRun(files, tuple(requested))
+    item = run_evidence(junit, head_sha)
+    assert run.run_started_at is not None  # _absence() let only bound runs through
+    evidence = replace(
+        item.evidence,
+        at=run.run_started_at,
+        extensions={**item.evidence.extensions, "x-run": _run_extension(run, artifact),
+                    "x-time-source": "run_started_at (GitHub's clock)"},
+    )
+    return _ArtifactResult(item=replace(item, evidence=evidence, source=label), junit=junit)
+
+
+def _broken(run: WorkflowRun, artifact: Artifact, label: str, problem: str) -> EvidenceItem:
+    """An unreadable artifact becomes a disqualified item, so the reason reaches the summary."""
+    if run.run_started_at is None:
+        raise CouldNotDecide(f"{label}: no run_started_at")
+    evidence = Evidence(
+        check_type=CheckType.TEST_RUN,
+        at=run.run_started_at,
+        verifier=Verifier(VERIFIER_ID, VerifierKind.INDEPENDENT),
+        extensions={"x-run": _run_extension(run, artifact)},
+    )
+    return EvidenceItem(evidence, Origin.GATE, label,
+                        Disqualification("unreadable_artifact", problem))

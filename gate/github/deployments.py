@@ -1,0 +1,58 @@
+"""Deployment statuses for the head commit, as the gate reads them.
+
+A `failure`/`error` status is the pipeline reporting that the deploy did not happen: a
+contradiction for the claim's `deploy` mutation of that environment. A `success` status is
+the pipeline's own account of the deploy; it is recorded, but by itself it does not count
+(a live request against the deployed thing does, see the probes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from gate import __version__
+from gate.claim.model import CheckType, Claim, Evidence, Verifier, VerifierKind
+from gate.evidence.interface import Disqualification, EvidenceItem, Origin
+from gate.github.api import Deployment
+
+VERIFIER_ID = f"claim-gate/github-deployments@{__version__}"
+_FAILED = {"failure", "error"}
+
+
+def deployment_evidence(claim: Claim, deployments: Sequence[Deployment]) -> list[EvidenceItem]:
+    items = []
+    for deployment in deployments:
+        status = deployment.latest_status
+        if status is None or status.state not in _FAILED | {"success"}:
+            continue
+        covers = tuple(
+            m.id for m in claim.mutations
+            if m.kind == "deploy" and (m.target is None or m.target == deployment.environment)
+        )
+        evidence = Evidence(
+            check_type=CheckType.ENDPOINT_HEALTH,
+            at=status.created_at,
+            verifier=Verifier(VERIFIER_ID, VerifierKind.INDEPENDENT),
+            covers=covers,
+            target=deployment.environment,
+            expected={"deployment_state": "success"},
+            observed_value={
+                "deployment_state": status.state,
+                "environment": deployment.environment,
+                "status_creator": status.creator,
+                "environment_url": status.environment_url,
+            },
+            has_observed_value=True,
+            extensions={"x-deployment": {"id": deployment.id, "sha": deployment.sha,
+                                         "creator": deployment.creator}},
+        )
+        label = f"deployment {deployment.id} to {deployment.environment!r}"
+        disqualified = None
+        if status.state == "success":
+            disqualified = Disqualification(
+                "pipeline_account",
+                f"{label} reports success, which is the pipeline's own account of the deploy;"
+                " a live check against the deployed thing is needed",
+            )
+        items.append(EvidenceItem(evidence, Origin.GATE, label, disqualified))
+    return items

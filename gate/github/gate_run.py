@@ -1,0 +1,310 @@
+"""One run of the action on one PR: collect → decide → report, with GitHub injected.
+
+The PR, its claim and the policy are read through the API (the policy from the base
+branch, the claim at the head SHA); evidence comes from CI artifacts, workspace JUnit files
+and deployment statuses; each claim file gets its own check run; the worst verdict sets the
+step's outputs and exit code.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+from fnmatch import fnmatchcase
+from pathlib import Path
+
+from gate.claim.model import CheckType, VerdictState
+from gate.errors import CouldNotDecide, InvalidInput
+from gate.evidence.interface import EvidenceItem
+from gate.evidence.junit import read_run, required_tests, run_evidence
+from gate.github.api import CheckRunForbidden, GitHubApi
+from gate.github.ci_evidence import collect_ci_evidence
+from gate.github.claims import FoundClaim, find_claims, load_found
+from gate.github.deployments import deployment_evidence
+from gate.github.event import PullRequestRef, Trigger
+from gate.github.inputs import ActionInputs, RunnerContext
+from gate.github.runner_files import append_summary, workflow_command, write_outputs
+from gate.policy import Policy, parse_policy_text
+from gate.report.check_run import (
+    Annotation,
+    CheckRunReport,
+    Mode,
+    build_check_run,
+    failure_report,
+    unverified_without_claim_report,
+)
+from gate.report.markdown import render_markdown
+from gate.report.record import completed_record
+from gate.verdict import Verdict, decide
+from gate.verify import EXIT_FOR_STATE, exit_code_for
+
+_SEVERITY = {VerdictState.VERIFIED: 0, VerdictState.UNVERIFIED: 1, VerdictState.REFUTED: 2}
+
+
+def action_default_policy() -> Policy:
+    """Without a policy input: a CI test run is required and may count for a day (it is
+    bound to its commit); short ages belong to live checks."""
+    return Policy(id="claim-gate-action-default", requires=(CheckType.TEST_RUN,),
+                  source="built-in (action)")
+
+
+@dataclass(frozen=True)
+class GateOutcome:
+    exit_code: int
+    verdict: str
+    unmet_count: int
+    claim_json: Path | None
+    posted: tuple[int, ...] = ()
+
+
+def _is_inline(policy: str) -> bool:
+    return "\n" in policy or policy.lstrip().startswith("{") or policy.startswith("id:")
+
+
+def load_action_policy(api: GitHubApi, value: str, base_ref: str) -> Policy:
+    """The owner's policy: inline in the workflow, or a file on the PR's base branch."""
+    if not value:
+        return action_default_policy()
+    if _is_inline(value):
+        return parse_policy_text(value, "the action's `policy` input")
+    data = api.file_at(value, base_ref)
+    if data is None:
+        raise InvalidInput(
+            f"{value}@{base_ref}", None, "the policy file does not exist on the base branch",
+            "commit it to the base branch; a policy is never read from the PR",
+        )
+    return parse_policy_text(data.decode("utf-8", errors="replace"), f"{value}@{base_ref}")
+
+
+def claim_required(inputs: ActionInputs, pull: PullRequestRef) -> bool:
+    if inputs.require_claim == "always":
+        return True
+    return any(fnmatchcase(pull.author, g) for g in inputs.agent_authors) or any(
+        fnmatchcase(pull.head_ref, g) for g in inputs.agent_branches
+    )
+
+
+def resolve_pull(api: GitHubApi, trigger: Trigger, inputs: ActionInputs) -> PullRequestRef:
+    if trigger.pull is not None:
+        return trigger.pull
+    number = trigger.pull_number or inputs.pr
+    if number is None and trigger.head_sha is not None:
+        numbers = api.pulls_for_commit(trigger.head_sha)
+        if not numbers:
+            raise InvalidInput(
+                "event", None, f"no open pull request has head commit {trigger.head_sha[:12]}",
+            )
+        number = numbers[0]
+    if number is None:
+        raise InvalidInput("event", None, "the event names no pull request")
+    pull = api.pull(number)
+    if trigger.head_sha is not None and pull.head_sha != trigger.head_sha:
+        raise CouldNotDecide(
+            f"PR #{number} has moved on to {pull.head_sha[:12]}; this run was for"
+            f" {trigger.head_sha[:12]}. The newer head gets its own check."
+        )
+    return pull
+
+
+@dataclass(frozen=True)
+class _Decided:
+    found: FoundClaim
+    report: CheckRunReport
+    verdict: Verdict | None
+    record_json: str | None
+    summary: str
+
+
+def _workspace_evidence(
+    inputs: ActionInputs, runner: RunnerContext, head_sha: str, requested: Sequence[str]
+) -> list[EvidenceItem]:
+    if not inputs.junit:
+        return []
+    patterns = [p if Path(p).is_absolute() else str(runner.workspace / p) for p in inputs.junit]
+    return [run_evidence(read_run(patterns, requested), head_sha)]
+
+
+def post_check_run(api: GitHubApi, report: CheckRunReport, now: datetime) -> int:
+    batches = report.annotation_batches()
+    payload = {
+        "name": report.name,
+        "head_sha": report.head_sha,
+        "status": "completed",
+        "conclusion": report.conclusion,
+        "completed_at": now.isoformat().replace("+00:00", "Z"),
+        "output": report.output(batches[0]),
+        **({"details_url": report.details_url} if report.details_url else {}),
+    }
+    posted = api.create_check_run(payload)
+    for batch in batches[1:]:
+        api.update_check_run(posted.id, {"output": report.output(batch)})
+    return posted.id
+
+
+def _fallback(report: CheckRunReport, summary_file: Path | None) -> list[str]:
+    """A token that may not create check runs (a fork's pull_request): annotate the job."""
+    lines = [workflow_command("error" if report.conclusion != "success" else "notice",
+                              f"{report.title}", title=report.name)]
+    lines += [
+        workflow_command("error" if a.level == "failure" else "warning", a.message,
+                         file=a.path, line=a.line, title=a.title)
+        for a in report.annotations if a.path
+    ]
+    append_summary(summary_file, report.summary + (
+        "\n> This token may not create check runs (a pull request from a fork). Run"
+        " claim-gate in a separate `workflow_run` workflow so it can post the check; see the"
+        " README's fork set-up.\n"
+    ))
+    return lines
+
+
+def run_gate(
+    *,
+    api: GitHubApi,
+    inputs: ActionInputs,
+    runner: RunnerContext,
+    trigger: Trigger,
+    clock: Callable[[], datetime],
+    emit: Callable[[str], None],
+) -> GateOutcome:
+    pull = resolve_pull(api, trigger, inputs)
+    head_sha = pull.head_sha
+    details_url = runner.details_url
+    try:
+        if not claim_required(inputs, pull):
+            report = replace(
+                unverified_without_claim_report(
+                    name=inputs.check_name, head_sha=head_sha, mode=inputs.mode,
+                    reason="no claim required", details_url=details_url),
+                conclusion="neutral",
+                title="no claim required: the PR's author and branch are not an agent's",
+            )
+            return _finish(api, [report], [], runner, clock, emit, inputs)
+        policy = load_action_policy(api, inputs.policy, pull.base_ref).trusting(
+            inputs.trusted_verifiers
+        )
+        found = find_claims(api, inputs.claim_path, head_sha, pull.body, pull.number)
+        if not found:
+            report = unverified_without_claim_report(
+                name=inputs.check_name, head_sha=head_sha, mode=inputs.mode,
+                reason=f"no completion claim: no {inputs.claim_path} at {head_sha[:12]} and no"
+                " ```completion-claim block in the PR body", details_url=details_url,
+            )
+            return _finish(api, [report], [], runner, clock, emit, inputs)
+        deployments = api.deployments(head_sha)
+        decided = []
+        for claim_file in found:
+            decided.append(_decide_one(api, claim_file, policy, inputs, runner, head_sha,
+                                       deployments, clock, details_url, len(found) > 1))
+        return _finish(api, [d.report for d in decided], decided, runner, clock, emit, inputs)
+    except CheckRunForbidden:
+        raise
+    except (InvalidInput, CouldNotDecide) as exc:
+        report = failure_report(name=inputs.check_name, head_sha=head_sha, reason=str(exc),
+                                mode=inputs.mode, details_url=details_url)
+        outcome = _finish(api, [report], [], runner, clock, emit, inputs)
+        code = exit_code_for(exc)
+        return replace(outcome, exit_code=0 if inputs.mode is Mode.OBSERVE else int(code),
+                       verdict="could-not-decide")
+
+
+def _decide_one(
+    api: GitHubApi,
+    found: FoundClaim,
+    policy: Policy,
+    inputs: ActionInputs,
+    runner: RunnerContext,
+    head_sha: str,
+    deployments: Sequence[object],
+    clock: Callable[[], datetime],
+    details_url: str | None,
+    several: bool,
+) -> _Decided:
+    name = f"{inputs.check_name} ({found.repo_path or 'PR body'})" if several else inputs.check_name
+    try:
+        loaded = load_found(found)
+    except InvalidInput as exc:
+        report = unverified_without_claim_report(
+            name=name, head_sha=head_sha, mode=inputs.mode,
+            reason=f"the completion claim cannot be read: {exc}", details_url=details_url,
+        )
+        return _Decided(found, report, None, None, report.summary)
+    requested = required_tests(policy, loaded.claim, found.label)
+    ci = collect_ci_evidence(api, head_sha, inputs.artifact_names, requested,
+                             workdir=runner.workspace if runner.workspace.is_dir() else None)
+    evidence: list[EvidenceItem] = list(ci.items)
+    evidence += _workspace_evidence(inputs, runner, head_sha, requested)
+    evidence += deployment_evidence(loaded.claim, deployments)  # type: ignore[arg-type]
+    now = clock()
+    verdict = decide(loaded.claim, evidence, policy, now)
+    record = completed_record(loaded.document.raw, verdict)
+    record["x-claim-gate-notes"] = list(ci.notes)
+    test_annotations = [
+        Annotation(path=t.file, line=t.line or 1, level="failure",
+                   title=f"{t.outcome.label}: {t.identity}", message=t.message or t.identity)
+        for t in ci.failing if t.file
+    ]
+    report = build_check_run(
+        name=name, head_sha=head_sha, verdict=verdict, loaded=loaded,
+        claim_repo_path=found.repo_path or ".claim.json", record=record, mode=inputs.mode,
+        links=ci.links, extra_annotations=test_annotations, details_url=details_url,
+    )
+    summary = render_markdown(loaded.claim, verdict, found.label, ci.links)
+    if ci.notes:
+        summary += "\n### Not counted\n\n" + "\n".join(f"- {n}" for n in ci.notes) + "\n"
+    return _Decided(found, report, verdict, json.dumps(record, indent=2), summary)
+
+
+def _finish(
+    api: GitHubApi,
+    reports: Sequence[CheckRunReport],
+    decided: Sequence[_Decided],
+    runner: RunnerContext,
+    clock: Callable[[], datetime],
+    emit: Callable[[str], None],
+    inputs: ActionInputs,
+) -> GateOutcome:
+    posted: list[int] = []
+    for report in reports:
+        try:
+            posted.append(post_check_run(api, report, clock()))
+        except CheckRunForbidden:
+            for line in _fallback(report, runner.summary_file):
+                emit(line)
+    states = [d.verdict.state for d in decided if d.verdict is not None]
+    unreadable = any(d.verdict is None for d in decided)
+    if decided and not unreadable and states:
+        worst = max(states, key=_SEVERITY.__getitem__)
+    else:
+        worst = VerdictState.UNVERIFIED
+    verdict_name = str(worst)
+    if reports and reports[0].conclusion == "neutral" and not decided:
+        verdict_name = "not-required" if "no claim required" in reports[0].title else verdict_name
+    claim_json = None
+    records = [d.record_json for d in decided if d.record_json]
+    if records:
+        claim_json = runner.workspace / ".claim-gate" / "completed-claim.json"
+        try:
+            claim_json.parent.mkdir(parents=True, exist_ok=True)
+            claim_json.write_text(records[0] if len(records) == 1 else
+                                  "[" + ",\n".join(records) + "]\n", encoding="utf-8")
+        except OSError as exc:
+            raise CouldNotDecide(f"{claim_json}: cannot write the completed claim: {exc}") from None
+    for d in decided:
+        append_summary(runner.summary_file, d.summary)
+    if not decided:
+        for report in reports:
+            append_summary(runner.summary_file, report.summary)
+    unmet = sum(len(d.verdict.unmet) for d in decided if d.verdict is not None)
+    write_outputs(runner.output_file, {
+        "verdict": verdict_name,
+        "unmet-count": str(unmet),
+        "claim-json": str(claim_json) if claim_json else "",
+    })
+    if inputs.mode is Mode.OBSERVE or verdict_name == "not-required":
+        code = 0
+    else:
+        code = int(EXIT_FOR_STATE[worst])
+    return GateOutcome(code, verdict_name, unmet, claim_json, tuple(posted))

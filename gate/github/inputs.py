@@ -1,0 +1,124 @@
+"""The action's inputs, as the runner passes them: `INPUT_<NAME>` with hyphens kept.
+
+Parsed once into a frozen object; every value is checked and a bad one is invalid input
+naming the input, so a misconfigured workflow fails loudly instead of gating nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from gate.errors import InvalidInput
+from gate.report.check_run import Mode
+
+DEFAULT_CHECK_NAME = "completion-claim"
+DEFAULT_CLAIM_PATH = ".claim.json"
+
+
+def _input(env: Mapping[str, str], name: str, default: str = "") -> str:
+    return env.get(f"INPUT_{name.upper()}", default).strip()
+
+
+def _list(value: str) -> tuple[str, ...]:
+    """Inputs that take several values accept commas or new lines."""
+    parts = [p.strip() for line in value.splitlines() for p in line.split(",")]
+    return tuple(p for p in parts if p)
+
+
+@dataclass(frozen=True)
+class ActionInputs:
+    token: str
+    claim_path: str
+    policy: str
+    check_name: str
+    junit: tuple[str, ...]
+    artifact_names: tuple[str, ...]
+    mode: Mode
+    require_claim: str
+    agent_authors: tuple[str, ...]
+    agent_branches: tuple[str, ...]
+    api_url: str
+    trusted_verifiers: tuple[str, ...]
+    pr: int | None
+
+
+@dataclass(frozen=True)
+class RunnerContext:
+    event_name: str
+    event_path: Path
+    workspace: Path
+    output_file: Path | None
+    summary_file: Path | None
+    repository: str
+    server_url: str
+    run_id: str | None
+
+    @property
+    def details_url(self) -> str | None:
+        if not self.run_id:
+            return None
+        return f"{self.server_url.rstrip('/')}/{self.repository}/actions/runs/{self.run_id}"
+
+
+def read_inputs(env: Mapping[str, str]) -> ActionInputs:
+    source = "action inputs"
+    token = _input(env, "github-token")
+    if not token:
+        raise InvalidInput(source, "github-token", "no token", "pass `github-token`")
+    mode_text = _input(env, "mode", "enforce") or "enforce"
+    try:
+        mode = Mode(mode_text)
+    except ValueError:
+        raise InvalidInput(source, "mode", f"{mode_text!r} is not enforce or observe") from None
+    require = _input(env, "require-claim", "always") or "always"
+    if require not in ("always", "agents"):
+        raise InvalidInput(source, "require-claim", f"{require!r} is not always or agents")
+    authors = _list(_input(env, "agent-authors"))
+    branches = _list(_input(env, "agent-branches"))
+    if require == "agents" and not (authors or branches):
+        raise InvalidInput(
+            source, "require-claim", "`agents` needs `agent-authors` or `agent-branches`",
+            "list the agent logins or branch globs, or use `always`",
+        )
+    pr_text = _input(env, "pr")
+    try:
+        pr = int(pr_text) if pr_text else None
+    except ValueError:
+        raise InvalidInput(source, "pr", f"{pr_text!r} is not a pull request number") from None
+    api_url = _input(env, "api-url") or env.get("GITHUB_API_URL", "") or "https://api.github.com"
+    return ActionInputs(
+        token=token,
+        claim_path=_input(env, "claim-path") or DEFAULT_CLAIM_PATH,
+        policy=env.get("INPUT_POLICY", "").strip(),
+        check_name=_input(env, "check-name") or DEFAULT_CHECK_NAME,
+        junit=_list(_input(env, "junit")),
+        artifact_names=_list(_input(env, "artifact-name")),
+        mode=mode,
+        require_claim=require,
+        agent_authors=authors,
+        agent_branches=branches,
+        api_url=api_url,
+        trusted_verifiers=_list(_input(env, "trusted-verifiers")),
+        pr=pr,
+    )
+
+
+def read_runner(env: Mapping[str, str]) -> RunnerContext:
+    source = "runner environment"
+    for name in ("GITHUB_EVENT_NAME", "GITHUB_EVENT_PATH", "GITHUB_REPOSITORY"):
+        if not env.get(name):
+            raise InvalidInput(source, name, "is not set", "run claim-gate as a GitHub Action step")
+    output = env.get("GITHUB_OUTPUT")
+    summary = env.get("GITHUB_STEP_SUMMARY")
+    return RunnerContext(
+        event_name=env["GITHUB_EVENT_NAME"],
+        event_path=Path(env["GITHUB_EVENT_PATH"]),
+        workspace=Path(env.get("GITHUB_WORKSPACE") or "."),
+        output_file=Path(output) if output else None,
+        summary_file=Path(summary) if summary else None,
+        repository=env["GITHUB_REPOSITORY"],
+        server_url=env.get("GITHUB_SERVER_URL", "https://github.com"),
+        run_id=env.get("GITHUB_RUN_ID"),
+    )

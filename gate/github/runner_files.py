@@ -1,0 +1,48 @@
+"""Writing what a step leaves behind: outputs, the job summary, workflow commands."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Mapping
+from pathlib import Path
+
+from gate.errors import CouldNotDecide
+
+
+def escape_data(text: str) -> str:
+    """Workflow-command message escaping (GitHub's own toolkit rules)."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def workflow_command(command: str, message: str, **properties: str | int) -> str:
+    props = ",".join(f"{key}={escape_property(str(value))}" for key, value in properties.items())
+    return f"::{command}{' ' + props if props else ''}::{escape_data(message)}"
+
+
+def write_outputs(path: Path | None, outputs: Mapping[str, str]) -> None:
+    """GITHUB_OUTPUT with a random delimiter per value, so no value can forge another."""
+    if path is None:
+        return
+    lines = []
+    for name, value in outputs.items():
+        delimiter = f"claim_gate_{secrets.token_hex(8)}"
+        lines.append(f"{name}<<{delimiter}\n{value}\n{delimiter}\n")
+    try:
+        with path.open("a", encoding="utf-8") as handle:
+            handle.write("".join(lines))
+    except OSError as exc:
+        raise CouldNotDecide(f"{path}: cannot write the step outputs: {exc.strerror}") from None
+
+
+def append_summary(path: Path | None, markdown: str) -> None:
+    if path is None:
+        return
+    try:
+        with path.open("a", encoding="utf-8") as handle:
+            handle.write(markdown + "\n")
+    except OSError as exc:
+        raise CouldNotDecide(f"{path}: cannot write the job summary: {exc.strerror}") from None

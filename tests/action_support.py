@@ -1,0 +1,122 @@
+"""Running the action as the runner does: inputs from action.yml, files, the event payload."""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from gate.action import main
+from gate.github.api import RetryPolicy
+from tests.github_standin.hub import Hub
+from tests.github_standin.plugin import GITHUB_TOKEN
+
+ROOT = Path(__file__).resolve().parent.parent
+T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+FAST_RETRY = RetryPolicy(total=2, backoff_factor=0.01, timeout_s=5, max_rate_limit_wait_s=5)
+
+
+def action_inputs(**overrides: str) -> dict[str, str]:
+    """INPUT_<NAME> for every input of action.yml, defaults applied, hyphens kept."""
+    spec = yaml.safe_load((ROOT / "action.yml").read_text("utf-8"))
+    values = {}
+    for name, meta in spec["inputs"].items():
+        default = str(meta.get("default", ""))
+        if default == "${{ github.token }}":
+            default = GITHUB_TOKEN
+        values[name] = overrides.get(name.replace("-", "_"), overrides.get(name, default))
+    return {f"INPUT_{name.upper()}": value for name, value in values.items()}
+
+
+@dataclass
+class RunnerFiles:
+    workspace: Path
+    event: Path
+    output: Path
+    summary: Path
+
+    def outputs(self) -> dict[str, str]:
+        """Parse GITHUB_OUTPUT's `name<<DELIM` blocks."""
+        found: dict[str, str] = {}
+        lines = self.output.read_text("utf-8").splitlines() if self.output.exists() else []
+        index = 0
+        while index < len(lines):
+            name, delimiter = lines[index].split("<<", 1)
+            end = lines.index(delimiter, index + 1)
+            found[name] = "\n".join(lines[index + 1:end])
+            index = end + 1
+        return found
+
+
+def runner_files(tmp_path: Path, payload: Any) -> RunnerFiles:
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps(payload), encoding="utf-8")
+    return RunnerFiles(workspace, event, tmp_path / "output.txt", tmp_path / "summary.md")
+
+
+def runner_env(hub: Hub, files: RunnerFiles, event_name: str, repository: str,
+               **inputs: str) -> dict[str, str]:
+    return {
+        **action_inputs(**inputs),
+        "GITHUB_EVENT_NAME": event_name,
+        "GITHUB_EVENT_PATH": str(files.event),
+        "GITHUB_WORKSPACE": str(files.workspace),
+        "GITHUB_OUTPUT": str(files.output),
+        "GITHUB_STEP_SUMMARY": str(files.summary),
+        "GITHUB_API_URL": hub.api_url,
+        "GITHUB_SERVER_URL": hub.web_url,
+        "GITHUB_REPOSITORY": repository,
+        "GITHUB_RUN_ID": "4242",
+    }
+
+
+@dataclass
+class ActionResult:
+    code: int
+    stdout: str
+
+
+def run_action(env: Mapping[str, str], now: datetime = T0 + timedelta(hours=1)) -> ActionResult:
+    out = io.StringIO()
+    code = main(dict(env), clock=lambda: now, out=out, retry=FAST_RETRY)
+    return ActionResult(code, out.getvalue())
+
+
+def junit_xml(passed: int = 3, failed: int = 0, name_prefix: str = "test_case") -> str:
+    cases = [f'<testcase classname="tests.test_app" name="{name_prefix}_{i}" time="0.01"/>'
+             for i in range(passed)]
+    cases += [
+        f'<testcase classname="tests.test_app" name="{name_prefix}_failing_{i}" time="0.01"'
+        f' file="tests/test_app.py" line="{10 + i}">'
+        f'<failure message="assert 1 == 2">tests/test_app.py:{10 + i}: AssertionError</failure>'
+        "</testcase>"
+        for i in range(failed)
+    ]
+    return (
+        '<?xml version="1.0" encoding="utf-8"?>\n<testsuites><testsuite name="pytest"'
+        f' tests="{passed + failed}" failures="{failed}">' + "".join(cases)
+        + "</testsuite></testsuites>\n"
+    )
+
+
+def claim_json(mutations: list[dict[str, Any]], **extra: Any) -> str:
+    return json.dumps({
+        "spec_version": "0.1",
+        "task": {"id": "issue-12", "description": "Fix the parser"},
+        "claimed_outcome": "Fixed the parser; all tests pass.",
+        "mutations": mutations,
+        **extra,
+    }, indent=2)
+
+
+def edit(mid: str = "m1", at: datetime = T0, path: str = "app/parser.py") -> dict[str, Any]:
+    return {"id": mid, "kind": "file_edit", "target": path,
+            "at": at.isoformat().replace("+00:00", "Z")}
