@@ -92,7 +92,8 @@ def run_action(env: Mapping[str, str], now: datetime = T0 + timedelta(hours=1)) 
     return ActionResult(code, out.getvalue())
 
 
-def junit_xml(passed: int = 3, failed: int = 0, name_prefix: str = "test_case") -> str:
+def junit_xml(passed: int = 3, failed: int = 0, name_prefix: str = "test_case",
+              commit: str | None = None) -> str:
     cases = [f'<testcase classname="tests.test_app" name="{name_prefix}_{i}" time="0.01"/>'
              for i in range(passed)]
     cases += [
@@ -104,7 +105,10 @@ def junit_xml(passed: int = 3, failed: int = 0, name_prefix: str = "test_case") 
     ]
     return (
         '<?xml version="1.0" encoding="utf-8"?>\n<testsuites><testsuite name="pytest"'
-        f' tests="{passed + failed}" failures="{failed}">' + "".join(cases)
+        f' tests="{passed + failed}" failures="{failed}">'
+        + (f'<properties><property name="claim-gate.commit" value="{commit}"/></properties>'
+           if commit else "")
+        + "".join(cases)
         + "</testsuite></testsuites>\n"
     )
 

@@ -337,3 +337,26 @@ def test_one_run_one_artifact_one_deployment_stays_within_twelve_calls(
     github_hub.calls.clear()
     act(s, tmp_path)
     assert sum(github_hub.calls.values()) <= 12, github_hub.calls
+
+
+def test_junit_from_the_prs_test_merge_commit_is_bound_to_the_head(
+    github_hub: Hub, tmp_path: Path
+) -> None:
+    """A pull_request workflow tests refs/pull/N/merge; its parent is the head, checked."""
+    s = scenario(github_hub, claim_json([edit(at=T0 - timedelta(minutes=3))]))
+    merge = github_hub.add_merge_commit(s.pull)
+    s.add_run(junit_xml(commit=merge.sha))
+    result, _ = act(s, tmp_path)
+    assert s.check().conclusion == "success"
+    assert result.code == 0
+
+
+def test_junit_naming_another_commit_does_not_count(github_hub: Hub, tmp_path: Path) -> None:
+    s = scenario(github_hub, claim_json([edit(at=T0 - timedelta(minutes=3))]))
+    older = s.head.parents[0]
+    s.add_run(junit_xml(commit=older))
+    result, _ = act(s, tmp_path)
+    check = s.check()
+    assert check.conclusion == "action_required"
+    assert "other_commit" in (check.summary or "")
+    assert result.code == 1

@@ -34,7 +34,7 @@ change fails a test, or whose named test failed, did not run, or was only skippe
 from __future__ import annotations
 
 import glob
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -165,11 +165,14 @@ def _same_commit(found: str, head: str) -> bool:
     return shorter >= 7 and found[:shorter] == head[:shorter]
 
 
-def _disqualification(run: JUnitRun, head_sha: str | None) -> Disqualification | None:
+def _disqualification(
+    run: JUnitRun, head_sha: str | None, also_bound: Collection[str] = ()
+) -> Disqualification | None:
     for file in run.files:
         if head_sha:
             for prop, commit in file.commits:
-                if not _same_commit(commit, head_sha):
+                bound = [head_sha, *also_bound]
+                if not any(_same_commit(commit, sha) for sha in bound):
                     return Disqualification(
                         "other_commit",
                         f"{file.path} says it tested commit {commit} ({prop}), not the head"
@@ -228,8 +231,11 @@ def _file_json(file: JUnitFile) -> dict[str, JSON]:
     }
 
 
-def run_evidence(run: JUnitRun, head_sha: str | None = None) -> EvidenceItem:
-    """The run as one `test_run` evidence item observed by the gate itself."""
+def run_evidence(
+    run: JUnitRun, head_sha: str | None = None, also_bound: Collection[str] = ()
+) -> EvidenceItem:
+    """The run as one `test_run` evidence item observed by the gate itself. `also_bound`:
+    commits that stand for the head (a PR's test merge commit whose parent is the head)."""
     if not run.files:
         raise ValueError("a JUnit run needs at least one file")
     expected: dict[str, JSON] = {"failures": 0, "errors": 0}
@@ -258,4 +264,4 @@ def run_evidence(run: JUnitRun, head_sha: str | None = None) -> EvidenceItem:
             }
         },
     )
-    return EvidenceItem(evidence, Origin.GATE, shown, _disqualification(run, head_sha))
+    return EvidenceItem(evidence, Origin.GATE, shown, _disqualification(run, head_sha, also_bound))

@@ -202,6 +202,10 @@ class GitHubApi:
             return []
         return [(str(entry["path"]), str(entry["type"])) for entry in data]
 
+    def commit_parents(self, sha: str) -> list[str]:
+        _, data = self._request("GET", f"{self._repo}/commits/{sha}")
+        return [str(parent["sha"]) for parent in data.get("parents", [])]
+
     def workflow_runs(self, head_sha: str) -> list[WorkflowRun]:
         runs = []
         for raw in self._pages(f"{self._repo}/actions/runs", {"head_sha": head_sha},

@@ -153,7 +153,7 @@ def _artifact_evidence(
     if not files:
         return _ArtifactResult(note=f"{label} holds no JUnit XML file")
     junit = JUnitRun(files, tuple(requested))
-    item = run_evidence(junit, head_sha)
+    item = run_evidence(junit, head_sha, _merge_commits_of(api, junit, head_sha))
     assert run.run_started_at is not None  # _absence() let only bound runs through
     evidence = replace(
         item.evidence,
@@ -162,6 +162,26 @@ def _artifact_evidence(
                     "x-time-source": "run_started_at (GitHub's clock)"},
     )
     return _ArtifactResult(item=replace(item, evidence=evidence, source=label), junit=junit)
+
+
+MAX_COMMIT_LOOKUPS = 3
+
+
+def _merge_commits_of(api: GitHubApi, junit: JUnitRun, head_sha: str) -> set[str]:
+    """A `pull_request` workflow tests GitHub's merge commit of the PR (parents: base, head),
+    so a file naming that commit is about the head too. Checked through the API, never
+    assumed: any other commit stays `other_commit`."""
+    named = {commit.lower() for file in junit.files for _, commit in file.commits
+             if not head_sha.lower().startswith(commit.lower()[:40])}
+    bound = set()
+    for commit in sorted(named)[:MAX_COMMIT_LOOKUPS]:
+        try:
+            parents = api.commit_parents(commit)
+        except CouldNotDecide:
+            continue
+        if len(parents) == 2 and head_sha in parents:
+            bound.add(commit)
+    return bound
 
 
 def _broken(run: WorkflowRun, artifact: Artifact, label: str, problem: str) -> EvidenceItem:
