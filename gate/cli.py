@@ -13,6 +13,7 @@ from gate import __version__
 from gate.claim.loader import DEFAULT_MAX_CLAIM_BYTES
 from gate.claim.schema import schema_text
 from gate.errors import CouldNotDecide, InvalidInput, UsageError
+from gate.evidence.commit_binding import parse_head_sha
 from gate.timefmt import TimestampError, parse_rfc3339
 from gate.verify import FORMATS, ExitCode, VerifyOptions, run_verify
 
@@ -48,6 +49,13 @@ def _positive(text: str) -> int:
     if value <= 0:
         raise argparse.ArgumentTypeError(f"{text!r} must be positive")
     return value
+
+
+def _head_sha(text: str) -> str:
+    try:
+        return parse_head_sha(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -86,6 +94,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--now", type=_timestamp, metavar="RFC3339",
         help="decision time with a zone (default: this machine's clock)",
     )
+    verify.add_argument(
+        "--head-sha", type=_head_sha, metavar="SHA",
+        help="the commit under review: test runs bound to another commit, a dirty tree or no"
+        " commit do not count",
+    )
     verify.add_argument("--format", choices=FORMATS, default="text", help="output format")
     verify.add_argument("--output", type=Path, metavar="FILE", help="write the output here")
     verify.add_argument(
@@ -109,6 +122,7 @@ def _verify(args: argparse.Namespace, clock: Callable[[], datetime], out: TextIO
         now=args.now,
         format=args.format,
         max_claim_bytes=args.max_claim_bytes,
+        head_sha=args.head_sha,
     )
     result = run_verify(options, clock())
     if args.output is not None:
