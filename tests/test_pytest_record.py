@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 import pytest
 
 from gate.claim.schema import schema_errors
+from gate.evidence.commit_binding import normalise_sha
 from gate.evidence.pytest_record import (
     MAX_LISTED_TESTS,
     MAX_NODE_ID_CHARS,
@@ -17,7 +18,6 @@ from gate.evidence.pytest_record import (
     commit_from_environment,
     dirty_paths,
     junit_properties,
-    normalise_sha,
     porcelain_paths,
 )
 

@@ -9,18 +9,31 @@ files with `claim-gate.commit` / `claim-gate.tree_clean` properties.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from gate.claim.model import JSON, CheckType, Evidence
 from gate.evidence.interface import Disqualification
-from gate.evidence.pytest_record import normalise_sha
 
 OTHER_COMMIT = "other_commit"
 DIRTY_TREE = "dirty_tree"
 UNBOUND_COMMIT = "unbound_commit"
 
 HEAD_SHA_FORMAT = "a full commit id: 40 hexadecimal digits (64 in a SHA-256 repository)"
+
+_SHA = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
+
+
+def normalise_sha(text: object) -> str | None:
+    """A full commit id (SHA-1 or SHA-256, any case) in lower case, else None.
+
+    Abbreviated ids are refused, not prefix-matched: seven digits can name two commits.
+    """
+    if not isinstance(text, str):
+        return None
+    lowered = text.strip().lower()
+    return lowered if _SHA.match(lowered) else None
 
 
 @dataclass(frozen=True)

@@ -13,12 +13,8 @@ import subprocess
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
-from gate.evidence.pytest_record import (
-    TreeState,
-    commit_from_environment,
-    dirty_paths,
-    normalise_sha,
-)
+from gate.evidence.commit_binding import normalise_sha
+from gate.evidence.pytest_record import TreeState, commit_from_environment, dirty_paths
 
 GIT_TIMEOUT_S = 30
 

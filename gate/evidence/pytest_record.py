@@ -8,13 +8,13 @@ claim-gate installed, whether or not `--claim-evidence` is given.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import IntEnum
 from typing import Any
 
+from gate.evidence.commit_binding import normalise_sha
 from gate.timefmt import format_rfc3339
 
 #: CI variables holding the commit under test, in the order they are tried when there is no git.
@@ -27,17 +27,6 @@ MAX_LISTED_DIRTY_PATHS = 20
 
 #: What a passing run looks like; the observed totals use the JUnit reader's keys.
 EXPECTED = {"failures": 0, "errors": 0}
-
-_SHA = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
-
-
-def normalise_sha(text: object) -> str | None:
-    """A full commit id (SHA-1 or SHA-256, any case) in lower case, else None."""
-    if not isinstance(text, str):
-        return None
-    lowered = text.strip().lower()
-    return lowered if _SHA.match(lowered) else None
-
 
 class Outcome(IntEnum):
     """A test's result, ordered by severity: the most severe phase decides."""
