@@ -112,7 +112,8 @@ class _Recorder:
             pytest_version=pytest.__version__,
             plugin_version=__version__,
             python_version=platform.python_version(),
-            args=tuple(str(arg) for arg in self._config.invocation_params.args),
+            test_paths=tuple(str(arg) for arg in self._config.args),
+            selection=_selection(self._config),
             workers=workers if isinstance(workers, int) else 0,
         )
         try:
@@ -132,6 +133,19 @@ class _Recorder:
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         if self._message:
             terminalreporter.write_line(self._message)
+
+
+#: Options that run a subset of the suite, by their `config.option` names.
+_SELECTION_OPTIONS = ("keyword", "markexpr", "deselect", "lf", "failedfirst", "stepwise")
+
+
+def _selection(config: pytest.Config) -> dict[str, object]:
+    found: dict[str, object] = {}
+    for name in _SELECTION_OPTIONS:
+        value = getattr(config.option, name, None)
+        if value:
+            found[name] = [str(v) for v in value] if isinstance(value, list) else value
+    return found
 
 
 def _write_atomically(path: Path, text: str) -> None:

@@ -192,6 +192,18 @@ def test_a_collection_error_is_recorded_as_an_error(project: pytest.Pytester) ->
     assert observed["exit_status"] == 2
 
 
+def test_a_narrowed_run_says_how_but_not_the_command_line(project: pytest.Pytester) -> None:
+    project.runpytest("--claim-evidence", "evidence.json", "-k", "parametrised",
+                      "--deselect", "test_suite.py::test_parametrised[0]", "test_suite.py")
+    record = _record(project.path / "evidence.json")
+    assert record["observed_value"]["tests"] == 3
+    assert record["x-test-paths"] == ["test_suite.py"]
+    assert record["x-selection"] == {
+        "keyword": "parametrised", "deselect": ["test_suite.py::test_parametrised[0]"],
+    }
+    assert "evidence.json" not in json.dumps(record)
+
+
 def test_inactive_without_the_option(project: pytest.Pytester) -> None:
     result = project.runpytest("--junitxml", "junit.xml")
     assert not list(project.path.rglob("*evidence*"))

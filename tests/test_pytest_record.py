@@ -139,7 +139,7 @@ def _facts(tree: TreeState, **changes: object) -> SessionFacts:
     values: dict[str, object] = {
         "started_at": START, "finished_at": END, "totals": tally.totals(), "tree": tree,
         "exit_status": 1, "pytest_version": "9.0.3", "plugin_version": "0.1.0",
-        "python_version": "3.11.7", "args": ("-q", "--claim-evidence", "e.json"),
+        "python_version": "3.11.7", "test_paths": ("tests",),
     }
     values.update(changes)
     return SessionFacts(**values)  # type: ignore[arg-type]
@@ -165,7 +165,7 @@ def test_the_record_is_a_valid_test_run_bound_to_its_commit() -> None:
         "x-pytest-version": "9.0.3",
         "x-plugin-version": "0.1.0",
         "x-python-version": "3.11.7",
-        "x-pytest-args": ["-q", "--claim-evidence", "e.json"],
+        "x-test-paths": ["tests"],
         "x-xdist-workers": 2,
     }
 

@@ -189,7 +189,8 @@ class SessionFacts:
     pytest_version: str
     plugin_version: str
     python_version: str
-    args: Sequence[str] = field(default_factory=tuple)
+    test_paths: Sequence[str] = field(default_factory=tuple)
+    selection: Mapping[str, Any] = field(default_factory=dict)
     workers: int = 0
 
 
@@ -230,8 +231,12 @@ def build_record(facts: SessionFacts) -> dict[str, Any]:
         "x-pytest-version": facts.pytest_version,
         "x-plugin-version": facts.plugin_version,
         "x-python-version": facts.python_version,
-        "x-pytest-args": [_clip(arg) for arg in facts.args[:50]],
+        "x-test-paths": [_clip(path) for path in facts.test_paths[:50]],
     }
+    if facts.selection:
+        # What narrowed the run (-k, -m, --deselect, --lf): a reviewer should see a subset.
+        # The full command line is not recorded: options may carry secrets.
+        record["x-selection"] = dict(facts.selection)
     if tree.dirty_paths:
         record["x-dirty-paths"] = [_clip(p) for p in tree.dirty_paths[:MAX_LISTED_DIRTY_PATHS]]
     if tree.problem:
