@@ -13,6 +13,7 @@ from gate import __version__
 from gate.claim.loader import DEFAULT_MAX_CLAIM_BYTES
 from gate.claim.schema import schema_text
 from gate.errors import CouldNotDecide, InvalidInput, UsageError
+from gate.evidence.commit_binding import parse_head_sha
 from gate.evidence.junit import DEFAULT_MAX_JUNIT_BYTES, read_run
 from gate.evidence.probe.command import add_probe_arguments, probe_context, run_probe_command
 from gate.evidence.probe.observe import ProbeIO
@@ -54,6 +55,13 @@ def _positive(text: str) -> int:
     return value
 
 
+def _head_sha(text: str) -> str:
+    try:
+        return parse_head_sha(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="claim-gate",
@@ -90,6 +98,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--now", type=_timestamp, metavar="RFC3339",
         help="decision time with a zone (default: this machine's clock)",
     )
+    verify.add_argument(
+        "--head-sha", type=_head_sha, metavar="SHA",
+        help="the commit under review (full SHA): test runs bound to another commit, a dirty"
+        " tree or no commit do not count; probes assert {sha}/{short_sha} against it",
+    )
     verify.add_argument("--format", choices=FORMATS, default="text", help="output format")
     verify.add_argument("--output", type=Path, metavar="FILE", help="write the output here")
     verify.add_argument(
@@ -101,7 +114,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--probe", action="store_true",
         help="run the policy's live probes (endpoint_health, state_readback) before deciding",
     )
-    add_probe_arguments(verify)
+    add_probe_arguments(verify, head_sha=False)
 
     probe = commands.add_parser(
         "probe",

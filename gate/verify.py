@@ -23,11 +23,14 @@ from gate.claim.model import VerdictState
 from gate.errors import GateError, InvalidInput, UsageError
 from gate.evidence.interface import EvidenceItem, Origin
 from gate.evidence.junit import DEFAULT_MAX_JUNIT_BYTES, read_run, required_tests, run_evidence
+from gate.evidence.operator_records import qualify
 from gate.evidence.probe.collect import probe_evidence
 from gate.evidence.probe.observe import ProbeContext, ProbeIO
 from gate.evidence.probe.records import recorded_disqualification
 from gate.policy import Policy, default_policy, load_policy
+from gate.report.github_commands import render_github
 from gate.report.junit_summary import render_junit_appendix
+from gate.report.junit_xml import render_junit
 from gate.report.markdown import render_markdown
 from gate.report.record import completed_record
 from gate.report.text import render_text
@@ -55,7 +58,7 @@ def exit_code_for(error: GateError) -> ExitCode:
     return ExitCode.COULD_NOT_DECIDE
 
 
-FORMATS = ("text", "json", "markdown")
+FORMATS = ("text", "json", "markdown", "junit", "github")
 
 
 @dataclass(frozen=True)
@@ -86,16 +89,18 @@ class VerifyResult:
 
 
 def operator_evidence(
-    paths: Sequence[Path], claim_sha256: str | None = None
+    paths: Sequence[Path], claim_sha256: str | None = None, head_sha: str | None = None
 ) -> list[EvidenceItem]:
-    """Evidence records the operator named: they keep their own `kind`."""
+    """Evidence records the operator named: they keep their own `kind`, but a record made for
+    another claim file, or a test run about another commit, a dirty tree or no test at all,
+    is disqualified (`probe.records`, `operator_records`)."""
     items: list[EvidenceItem] = []
     for path in paths:
         document, records = load_evidence_records(path)
         items.extend(
             EvidenceItem(
                 record, Origin.OPERATOR, document.source,
-                recorded_disqualification(record, claim_sha256),
+                recorded_disqualification(record, claim_sha256) or qualify(record, head_sha),
             )
             for record in records
         )
@@ -113,6 +118,15 @@ def render(result_format: str, loaded: LoadedClaim, verdict: Verdict) -> str:
         return json.dumps(record, indent=2, ensure_ascii=False) + "\n"
     if result_format == "markdown":
         return render_markdown(loaded.claim, verdict, loaded.source)
+    if result_format == "junit":
+        return render_junit(loaded.claim, verdict, loaded.source)
+    if result_format == "github":
+        lines = {
+            mutation.id: found.line
+            for index, mutation in enumerate(loaded.claim.mutations)
+            if (found := loaded.document.locate(f"/mutations/{index}")) is not None
+        }
+        return render_github(loaded.claim, verdict, loaded.source, lines)
     return render_text(loaded.claim, verdict, loaded.source)
 
 
@@ -122,7 +136,7 @@ def run_verify(
     """Load everything (InvalidInput on bad input), probe if asked, decide, render."""
     loaded = load_claim(options.claim, options.max_claim_bytes)
     policy = choose_policy(options.policy, options.trusted_verifiers)
-    evidence = operator_evidence(options.evidence, loaded.document.sha256)
+    evidence = operator_evidence(options.evidence, loaded.document.sha256, options.head_sha)
     if options.probe:
         io = probe_io or ProbeIO.system()
         context = replace(options.probe_context, claim_sha256=loaded.document.sha256)

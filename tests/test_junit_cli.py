@@ -106,10 +106,11 @@ def test_head_sha_mismatch_is_unverified(tmp_path: Path) -> None:
     junit = _junit(tmp_path, Case("test_login"),
                    properties=(("claim-gate.commit", "1234567890abcdef"),))
     claim = str(_claim(tmp_path))
-    code, out, _err = _cli("verify", claim, "--junit", str(junit), "--head-sha", "fedcba0987")
+    other, same = "fedcba0987" + "0" * 30, "1234567890abcdef" + "0" * 24
+    code, out, _err = _cli("verify", claim, "--junit", str(junit), "--head-sha", other)
     assert code == 1
     assert "[other_commit]" in out
-    assert _cli("verify", claim, "--junit", str(junit), "--head-sha", "1234567")[0] == 0
+    assert _cli("verify", claim, "--junit", str(junit), "--head-sha", same)[0] == 0
 
 
 def test_a_bad_head_sha_is_a_usage_error(tmp_path: Path) -> None:
@@ -117,7 +118,7 @@ def test_a_bad_head_sha_is_a_usage_error(tmp_path: Path) -> None:
     code, _out, err = _cli("verify", str(_claim(tmp_path)), "--junit", str(junit),
                            "--head-sha", "main")
     assert code == 3
-    assert "is not a commit SHA" in err
+    assert "is not a full commit id" in err
 
 
 def test_named_tests_from_policy_and_claim(tmp_path: Path) -> None:

@@ -185,7 +185,7 @@ def test_bad_head_sha_and_environment_url_are_usage_errors(tmp_path: Path) -> No
     claim = str(ROOT / "examples" / "claim.json")
     code, _, err = _main(["verify", claim, "--probe", "--head-sha", "main"], probe_io, clock)
     assert code == 3
-    assert "is not a commit SHA" in err
+    assert "is not a full commit id" in err
     code, _, err = _main(["verify", claim, "--environment-url", "production"], probe_io, clock)
     assert code == 3
     assert "is not NAME=URL" in err

@@ -18,7 +18,8 @@ REMOTE = "claim-gate/claim-gate@v0"
 def readme_workflows() -> list[tuple[str, str]]:
     text = (ROOT / "README.md").read_text("utf-8")
     blocks = re.findall(r"```yaml\n(.*?)```", text, re.S)
-    return [(f"README block {i}", b) for i, b in enumerate(blocks) if "jobs:" in b and "on:" in b]
+    return [(f"README block {i}", b) for i, b in enumerate(blocks)
+            if re.search(r"^on:", b, re.M) and "runs-on:" in b]
 
 
 def example_workflows() -> list[tuple[str, str]]:

@@ -28,11 +28,13 @@ def _sha(text: str) -> str:
     return text
 
 
-def add_probe_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--head-sha", type=_sha, metavar="SHA",
-        help="the commit under test; probes assert {sha}/{short_sha} against it",
-    )
+def add_probe_arguments(parser: argparse.ArgumentParser, *, head_sha: bool = True) -> None:
+    """The probe options; `verify` defines its own --head-sha (it binds test runs too)."""
+    if head_sha:
+        parser.add_argument(
+            "--head-sha", type=_sha, metavar="SHA",
+            help="the commit under test; probes assert {sha}/{short_sha} against it",
+        )
     parser.add_argument(
         "--environment-url", action="append", default=[], metavar="NAME=URL",
         help="the URL of a deployed environment (as a deployment status gives it); it must"

@@ -1,0 +1,109 @@
+"""Is a test run about the commit under review? The strongest ordering proof for code.
+
+A run on the exact commit the PR ends with followed every edit in it, whatever any clock
+says. With `--head-sha`, a test run bound to another commit, run on a dirty tree, or not
+bound to any commit is not evidence about the claimed work. Shared by every source that
+carries a binding: the pytest plugin's records (`x-commit`, `x-tree-clean`) and JUnit
+files with `claim-gate.commit` / `claim-gate.tree_clean` properties.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from gate.claim.model import JSON, CheckType, Evidence
+from gate.evidence.interface import Disqualification
+
+OTHER_COMMIT = "other_commit"
+DIRTY_TREE = "dirty_tree"
+UNBOUND_COMMIT = "unbound_commit"
+
+HEAD_SHA_FORMAT = "a full commit id: 40 hexadecimal digits (64 in a SHA-256 repository)"
+
+_SHA = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
+
+
+def normalise_sha(text: object) -> str | None:
+    """A full commit id (SHA-1 or SHA-256, any case) in lower case, else None.
+
+    Abbreviated ids are refused, not prefix-matched: seven digits can name two commits.
+    """
+    if not isinstance(text, str):
+        return None
+    lowered = text.strip().lower()
+    return lowered if _SHA.match(lowered) else None
+
+
+@dataclass(frozen=True)
+class Binding:
+    """What a piece of evidence says about the code it ran on, as its producer wrote it."""
+
+    commit: str | None  # a normalised full sha, or None when absent or malformed
+    tree_clean: bool | None  # None: not stated (e.g. a CI variable named the commit)
+    written_commit: JSON = None  # the raw value, for the message when it is malformed
+
+
+def parse_head_sha(text: str) -> str:
+    """The operator's `--head-sha`, normalised; ValueError names the expected format."""
+    sha = normalise_sha(text)
+    if sha is None:
+        raise ValueError(f"{text!r} is not {HEAD_SHA_FORMAT}")
+    return sha
+
+
+def binding_of_record(evidence: Evidence) -> Binding:
+    """The binding in an evidence record's `x-commit` and `x-tree-clean` (hostile values)."""
+    raw_commit = evidence.extensions.get("x-commit")
+    raw_clean = evidence.extensions.get("x-tree-clean")
+    return Binding(
+        normalise_sha(raw_commit),
+        raw_clean if isinstance(raw_clean, bool) else None if raw_clean is None else False,
+        raw_commit,
+    )
+
+
+def binding_of_properties(properties: Mapping[str, str]) -> Binding:
+    """The binding in JUnit `<property>`s written by the pytest plugin."""
+    raw_commit = properties.get("claim-gate.commit")
+    raw_clean = properties.get("claim-gate.tree_clean")
+    clean = {"true": True, "false": False, "unknown": None, None: None}.get(raw_clean, False)
+    return Binding(normalise_sha(raw_commit), clean, raw_commit)
+
+
+def check_binding(binding: Binding, head_sha: str | None) -> Disqualification | None:
+    """Why this evidence is not about `head_sha`, or None when it is (or none was asked)."""
+    if head_sha is None:
+        return None
+    if binding.commit is None:
+        written = (
+            "records no commit"
+            if binding.written_commit is None
+            else f"records the commit as {str(binding.written_commit)[:80]!r}, not a full sha"
+        )
+        return Disqualification(
+            UNBOUND_COMMIT,
+            f"the test run {written}, so it cannot show it tested {head_sha[:12]}; run the"
+            " tests in a git checkout (or with the CI's commit variable set)",
+        )
+    if binding.commit != head_sha:
+        return Disqualification(
+            OTHER_COMMIT,
+            f"the tests ran on commit {binding.commit[:12]}, not on the head {head_sha[:12]};"
+            " they say nothing about the code under review: run them again on the head",
+        )
+    if binding.tree_clean is False:
+        return Disqualification(
+            DIRTY_TREE,
+            f"the tests ran on {head_sha[:12]} with uncommitted changes in the working tree,"
+            " so they tested other code than the commit; run them on a clean checkout",
+        )
+    return None
+
+
+def check_record(evidence: Evidence, head_sha: str | None) -> Disqualification | None:
+    """Commit binding for an operator's evidence record; only test runs are bound to code."""
+    if evidence.check_type is not CheckType.TEST_RUN:
+        return None
+    return check_binding(binding_of_record(evidence), head_sha)

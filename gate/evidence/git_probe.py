@@ -1,0 +1,80 @@
+"""Ask git which commit a directory is on and whether its working tree matches it.
+
+The runner is a parameter so tests can make git fail in ways that are hard to provoke; the
+default one runs the real `git`. Nothing here raises: a missing git, a directory outside any
+repository or a repository without commits all end as a `TreeState` that says the commit
+is unknown (or comes from the CI's variable), because a test session must never fail for it.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+
+from gate.evidence.commit_binding import normalise_sha
+from gate.evidence.pytest_record import TreeState, commit_from_environment, dirty_paths
+
+GIT_TIMEOUT_S = 30
+
+GitRunner = Callable[[Sequence[str], Path], bytes]
+"""Runs `git ARGS` in a directory and returns stdout; raises OSError or CalledProcessError."""
+
+
+def run_git(args: Sequence[str], directory: Path) -> bytes:
+    # No optional locks: `git status` must not take index.lock from under a concurrent git.
+    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"}
+    completed = subprocess.run(
+        ["git", *args], cwd=directory, env=env, capture_output=True, check=True,
+        timeout=GIT_TIMEOUT_S,
+    )
+    return completed.stdout
+
+
+def _why(exc: Exception) -> str:
+    if isinstance(exc, FileNotFoundError):
+        return "git is not installed"
+    if isinstance(exc, subprocess.CalledProcessError):
+        text = (exc.stderr or b"").decode("utf-8", "replace").strip().splitlines()
+        return f"git failed: {text[0] if text else f'exit {exc.returncode}'}"
+    if isinstance(exc, subprocess.TimeoutExpired):
+        return f"git did not answer within {GIT_TIMEOUT_S}s"
+    return f"git could not run: {exc}"
+
+
+def _relative(paths: Iterable[Path], toplevel: Path) -> tuple[str, ...]:
+    found = []
+    for path in paths:
+        try:
+            found.append(path.resolve().relative_to(toplevel.resolve()).as_posix())
+        except ValueError:
+            continue  # outside the repository: git cannot list it
+    return tuple(found)
+
+
+def probe_tree(
+    directory: Path,
+    ignored: Iterable[Path],
+    environ: Mapping[str, str],
+    run: GitRunner = run_git,
+) -> TreeState:
+    """The commit under `directory` and whether the tree is clean, ignoring `ignored` files."""
+    try:
+        lines = run(["rev-parse", "--show-toplevel", "HEAD"], directory).decode().splitlines()
+    except (OSError, subprocess.SubprocessError, UnicodeDecodeError) as exc:
+        fallback = commit_from_environment(environ)
+        if fallback.commit is None:
+            return TreeState(None, None, None, problem=f"{_why(exc)}; no CI commit variable set")
+        return fallback
+    sha = normalise_sha(lines[1]) if len(lines) == 2 else None
+    if sha is None:
+        return TreeState(None, None, None, problem=f"unexpected git rev-parse output {lines!r}")
+    toplevel = Path(lines[0])
+    try:
+        status = run(["status", "--porcelain", "-z", "--untracked-files=all"], toplevel)
+    except (OSError, subprocess.SubprocessError) as exc:
+        # Known commit, unknown tree: fail closed, the record must not pass for clean.
+        return TreeState(sha, "git", False, problem=f"git status: {_why(exc)}")
+    dirty = dirty_paths(status, _relative(ignored, toplevel))
+    return TreeState(sha, "git", not dirty, dirty)

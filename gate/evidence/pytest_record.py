@@ -1,0 +1,256 @@
+"""The pytest plugin's logic without pytest: tallying outcomes, reading git, building the record.
+
+The plugin (`gate/pytest_plugin.py`) only feeds hook arguments in here, so everything that
+decides what the evidence says is a pure function tested on its own. This module must stay
+cheap to import: pytest imports the plugin in every session of every project that has
+claim-gate installed, whether or not `--claim-evidence` is given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import IntEnum
+from typing import Any
+
+from gate.evidence.commit_binding import normalise_sha
+from gate.timefmt import format_rfc3339
+
+#: CI variables holding the commit under test, in the order they are tried when there is no git.
+COMMIT_VARIABLES = ("GITHUB_SHA", "CI_COMMIT_SHA", "GIT_COMMIT", "CIRCLE_SHA1", "BUILDKITE_COMMIT")
+
+#: A record must stay far below the gate's 1 MiB evidence-file cap, however many tests fail.
+MAX_LISTED_TESTS = 100
+MAX_NODE_ID_CHARS = 500
+MAX_LISTED_DIRTY_PATHS = 20
+
+#: What a passing run looks like; the observed totals use the JUnit reader's keys.
+EXPECTED = {"failures": 0, "errors": 0}
+
+class Outcome(IntEnum):
+    """A test's result, ordered by severity: the most severe phase decides."""
+
+    PASSED = 0
+    SKIPPED = 1
+    FAILED = 2
+    ERROR = 3
+
+
+def phase_outcome(when: str, outcome: str) -> Outcome:
+    """One report phase as pytest's JUnit writer sees it.
+
+    A failure in `call` is a failure; in setup or teardown it is an error. pytest reports
+    an xfail as skipped (the test did not show the code works), a non-strict xpass as
+    passed and a strict xpass as failed; we keep its word.
+    """
+    if outcome == "failed":
+        return Outcome.FAILED if when == "call" else Outcome.ERROR
+    if outcome == "skipped":
+        return Outcome.SKIPPED
+    return Outcome.PASSED
+
+
+@dataclass(frozen=True)
+class Totals:
+    """What ran, with the keys of the JUnit reader's `observed_value`."""
+
+    tests: int
+    passed: int
+    failures: int
+    errors: int
+    skipped: int
+    flaky: int
+    failed_tests: tuple[str, ...]
+    errored_tests: tuple[str, ...]
+
+    @property
+    def executed(self) -> int:
+        return self.tests - self.skipped
+
+
+class Tally:
+    """Outcomes by node id. One per session, owned by the plugin object (no global state).
+
+    A node id seen again after a `rerun` report is another attempt of the same test: the
+    last attempt decides and the test is flagged flaky (pytest-rerunfailures).
+    """
+
+    def __init__(self) -> None:
+        self._outcomes: dict[str, Outcome] = {}
+        self._flaky: set[str] = set()
+        self._rerun: set[str] = set()
+
+    def add(self, nodeid: str, when: str, outcome: str) -> None:
+        if outcome == "rerun":
+            self._flaky.add(nodeid)
+            self._rerun.add(nodeid)
+            return
+        result = phase_outcome(when, outcome)
+        if nodeid in self._rerun:
+            self._rerun.discard(nodeid)
+            self._outcomes[nodeid] = result
+            return
+        previous = self._outcomes.get(nodeid)
+        if previous is None or result > previous:
+            self._outcomes[nodeid] = result
+
+    def add_collection_error(self, nodeid: str) -> None:
+        """A module that failed to import: an error, as in pytest's own JUnit report."""
+        self._outcomes[nodeid or "<collection>"] = Outcome.ERROR
+
+    def totals(self) -> Totals:
+        counts = dict.fromkeys(Outcome, 0)
+        for outcome in self._outcomes.values():
+            counts[outcome] += 1
+        return Totals(
+            tests=len(self._outcomes),
+            passed=counts[Outcome.PASSED],
+            failures=counts[Outcome.FAILED],
+            errors=counts[Outcome.ERROR],
+            skipped=counts[Outcome.SKIPPED],
+            flaky=sum(1 for node in self._flaky if self._outcomes.get(node) is Outcome.PASSED),
+            failed_tests=self._listed(Outcome.FAILED),
+            errored_tests=self._listed(Outcome.ERROR),
+        )
+
+    def _listed(self, wanted: Outcome) -> tuple[str, ...]:
+        found = (node for node, outcome in self._outcomes.items() if outcome is wanted)
+        return tuple(_clip(node) for _, node in zip(range(MAX_LISTED_TESTS), found, strict=False))
+
+
+def _clip(text: str, limit: int = MAX_NODE_ID_CHARS) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+@dataclass(frozen=True)
+class TreeState:
+    """The commit a session runs on and whether the checkout matches it."""
+
+    commit: str | None
+    source: str | None  # "git", "env:GITHUB_SHA", ... or None when unknown
+    clean: bool | None  # None: no git to ask (a CI variable named the commit)
+    dirty_paths: tuple[str, ...] = ()
+    problem: str | None = None  # why the commit is unknown, for the record's reader
+
+
+def commit_from_environment(environ: Mapping[str, str]) -> TreeState:
+    """The CI's commit variable, for checkouts without `.git` (tarballs, shallow exports)."""
+    for name in COMMIT_VARIABLES:
+        sha = normalise_sha(environ.get(name))
+        if sha is not None:
+            return TreeState(sha, f"env:{name}", None)
+    return TreeState(None, None, None, problem="no git repository and no CI commit variable")
+
+
+def porcelain_paths(output: bytes) -> tuple[str, ...]:
+    """Paths in `git status --porcelain -z` output (both sides of a rename)."""
+    entries = output.split(b"\0")
+    paths: list[str] = []
+    index = 0
+    while index < len(entries):
+        entry = entries[index]
+        index += 1
+        if len(entry) < 4:
+            continue
+        status, path = entry[:2], entry[3:]
+        paths.append(path.decode("utf-8", "surrogateescape"))
+        if b"R" in status or b"C" in status:
+            if index < len(entries) and entries[index]:
+                paths.append(entries[index].decode("utf-8", "surrogateescape"))
+            index += 1
+    return tuple(paths)
+
+
+def dirty_paths(output: bytes, ignored: Iterable[str]) -> tuple[str, ...]:
+    """What makes the tree dirty, leaving out the session's own outputs and bytecode caches.
+
+    `ignored` are repository-relative paths of the evidence file and JUnit report: writing
+    them must not make the next run dirty. Files under `__pycache__/` are derived from
+    sources that git does see, and Python ignores one whose source is gone.
+    """
+    skip = set(ignored)
+    return tuple(
+        path
+        for path in dict.fromkeys(porcelain_paths(output))
+        if path not in skip and "__pycache__/" not in f"/{path}"
+    )
+
+
+@dataclass(frozen=True)
+class SessionFacts:
+    """Everything the record states, gathered by the plugin."""
+
+    started_at: datetime
+    finished_at: datetime
+    totals: Totals
+    tree: TreeState
+    exit_status: int
+    pytest_version: str
+    plugin_version: str
+    python_version: str
+    test_paths: Sequence[str] = field(default_factory=tuple)
+    selection: Mapping[str, Any] = field(default_factory=dict)
+    workers: int = 0
+
+
+def verifier_id(plugin_version: str) -> str:
+    return f"claim-gate/pytest@{plugin_version}"
+
+
+def build_record(facts: SessionFacts) -> dict[str, Any]:
+    """One `test_run` evidence record (the shipped schema's `#/$defs/evidence`).
+
+    `at` is when the session started: a file edited after that may or may not have been
+    tested, so rule 2 must compare against the start. `covers` is empty: the gate assigns
+    the claim's code-change mutations, as it does for JUnit evidence.
+    """
+    totals = facts.totals
+    tree = facts.tree
+    record: dict[str, Any] = {
+        "check_type": "test_run",
+        "expected": dict(EXPECTED),
+        "observed_value": {
+            "tests": totals.tests,
+            "passed": totals.passed,
+            "failures": totals.failures,
+            "errors": totals.errors,
+            "skipped": totals.skipped,
+            "flaky": totals.flaky,
+            "failed_tests": list(totals.failed_tests),
+            "errored_tests": list(totals.errored_tests),
+            "exit_status": facts.exit_status,
+        },
+        "at": format_rfc3339(facts.started_at),
+        "covers": [],
+        "verifier": {"id": verifier_id(facts.plugin_version), "kind": "independent"},
+        "x-finished-at": format_rfc3339(facts.finished_at),
+        "x-commit": tree.commit,
+        "x-commit-source": tree.source,
+        "x-tree-clean": tree.clean,
+        "x-pytest-version": facts.pytest_version,
+        "x-plugin-version": facts.plugin_version,
+        "x-python-version": facts.python_version,
+        "x-test-paths": [_clip(path) for path in facts.test_paths[:50]],
+    }
+    if facts.selection:
+        # What narrowed the run (-k, -m, --deselect, --lf): a reviewer should see a subset.
+        # The full command line is not recorded: options may carry secrets.
+        record["x-selection"] = dict(facts.selection)
+    if tree.dirty_paths:
+        record["x-dirty-paths"] = [_clip(p) for p in tree.dirty_paths[:MAX_LISTED_DIRTY_PATHS]]
+    if tree.problem:
+        record["x-commit-problem"] = tree.problem
+    if facts.workers:
+        record["x-xdist-workers"] = facts.workers
+    return record
+
+
+def junit_properties(tree: TreeState, started_at: datetime) -> tuple[tuple[str, str], ...]:
+    """The binding as `<property>`s of the JUnit report, for the gate's JUnit reader."""
+    clean = "unknown" if tree.clean is None else str(tree.clean).lower()
+    return (
+        ("claim-gate.commit", tree.commit or "unknown"),
+        ("claim-gate.tree_clean", clean),
+        ("claim-gate.started_at", format_rfc3339(started_at)),
+    )

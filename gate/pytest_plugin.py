@@ -1,0 +1,161 @@
+"""pytest plugin: `--claim-evidence PATH` writes one `test_run` evidence record for the session.
+
+Registered through the `pytest11` entry point, so it is loaded wherever claim-gate is
+installed and does nothing until the option is given (`-p no:claim_gate` unloads it).
+It stamps the record with the commit the session ran on and whether the tree was clean,
+so the gate can refuse a run of other code (`claim-gate verify --head-sha`). It never
+changes an outcome: it only observes reports, and a failure to write is reported, not raised.
+
+The logic lives in `gate.evidence.pytest_record` (pure) and `gate.evidence.git_probe`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from gate import __version__
+
+_STARTED = pytest.StashKey[datetime]()
+_RECORDER_NAME = "claim-gate-recorder"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("claim-gate", "claim-gate test evidence")
+    group.addoption(
+        "--claim-evidence",
+        metavar="PATH",
+        default=None,
+        help="write a claim-gate test_run evidence record (commit, clean tree, totals) to PATH",
+    )
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
+    # The earliest moment a plugin runs: before conftest files import the code under test.
+    early_config.stash[_STARTED] = datetime.now(UTC)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    path = config.getoption("claim_evidence", None)
+    if not path or hasattr(config, "workerinput"):
+        return  # inactive, or an xdist worker: the controller sees every worker's reports
+    started = config.stash.get(_STARTED, None) or datetime.now(UTC)
+    target = config.invocation_params.dir / Path(path)  # tests may chdir; the record may not
+    config.pluginmanager.register(_Recorder(config, target, started), _RECORDER_NAME)
+
+
+class _Recorder:
+    """Per-session state of an active plugin; registered only when the option is given."""
+
+    def __init__(self, config: pytest.Config, path: Path, started: datetime) -> None:
+        from gate.evidence.pytest_record import Tally, TreeState
+
+        self._config = config
+        self._path = path
+        self._started = started
+        self._tally = Tally()
+        self._tree = TreeState(None, None, None, problem="the session did not start")
+        self._message: str | None = None
+
+    def _ignored(self) -> list[Path]:
+        ignored = [self._path]
+        junit = self._config.getoption("xmlpath", None)
+        if junit:
+            ignored.append(Path(junit))
+        return [p if p.is_absolute() else self._config.invocation_params.dir / p for p in ignored]
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        from gate.evidence.git_probe import probe_tree
+        from gate.evidence.pytest_record import junit_properties
+
+        del session
+        self._tree = probe_tree(self._config.rootpath, self._ignored(), os.environ)
+        self._add_junit_properties(junit_properties(self._tree, self._started))
+
+    def _add_junit_properties(self, properties: tuple[tuple[str, str], ...]) -> None:
+        try:
+            from _pytest.junitxml import xml_key
+        except ImportError:  # pragma: no cover - a pytest that moved its JUnit writer
+            return
+        xml = self._config.stash.get(xml_key, None)
+        if xml is None:
+            return
+        for name, value in properties:
+            xml.add_global_property(name, value)
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        self._tally.add(report.nodeid, report.when, report.outcome)
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed:
+            self._tally.add_collection_error(report.nodeid)
+
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        from gate.evidence.pytest_record import SessionFacts, build_record
+
+        del session
+        workers = getattr(self._config.option, "numprocesses", None)
+        facts = SessionFacts(
+            started_at=self._started,
+            finished_at=datetime.now(UTC),
+            totals=self._tally.totals(),
+            tree=self._tree,
+            exit_status=int(exitstatus),
+            pytest_version=pytest.__version__,
+            plugin_version=__version__,
+            python_version=platform.python_version(),
+            test_paths=tuple(str(arg) for arg in self._config.args),
+            selection=_selection(self._config),
+            workers=workers if isinstance(workers, int) else 0,
+        )
+        try:
+            _write_atomically(self._path, json.dumps(build_record(facts), indent=2) + "\n")
+        except OSError as exc:
+            self._message = f"claim-gate: could not write evidence to {self._path}: {exc}"
+            return
+        tree = self._tree
+        state = (
+            f"commit {tree.commit[:12]} ({tree.source}), tree "
+            + {True: "clean", False: "DIRTY", None: "not checked"}[tree.clean]
+            if tree.commit
+            else f"commit unknown ({tree.problem})"
+        )
+        self._message = f"claim-gate: evidence written to {self._path}: {state}"
+
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+        if self._message:
+            terminalreporter.write_line(self._message)
+
+
+#: Options that run a subset of the suite, by their `config.option` names.
+_SELECTION_OPTIONS = ("keyword", "markexpr", "deselect", "lf", "failedfirst", "stepwise")
+
+
+def _selection(config: pytest.Config) -> dict[str, object]:
+    found: dict[str, object] = {}
+    for name in _SELECTION_OPTIONS:
+        value = getattr(config.option, name, None)
+        if value:
+            found[name] = [str(v) for v in value] if isinstance(value, list) else value
+    return found
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """A reader never sees half a record: write beside the target, then rename over it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        Path(temporary).replace(path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
