@@ -15,6 +15,7 @@ from typing import TextIO
 
 from gate.claim.jsondoc import decode_utf8, parse_json, read_capped
 from gate.errors import CouldNotDecide, GateError
+from gate.evidence.probe.observe import ProbeIO
 from gate.github.api import GitHubApi, RetryPolicy, connect
 from gate.github.event import parse_event
 from gate.github.gate_run import post_check_run, run_gate
@@ -31,6 +32,7 @@ def main(
     clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     out: TextIO | None = None,
     retry: RetryPolicy | None = None,
+    probe_io: ProbeIO | None = None,
 ) -> int:
     env = os.environ if env is None else env
     out = out or sys.stdout
@@ -61,7 +63,7 @@ def main(
     head_sha = trigger.head_sha
     try:
         outcome = run_gate(api=api, inputs=inputs, runner=runner, trigger=trigger,
-                           clock=clock, emit=emit)
+                           clock=clock, emit=emit, probe_io=probe_io or ProbeIO.system(clock))
     except GateError as exc:
         code = exit_code_for(exc)
         if head_sha is None:

@@ -360,3 +360,38 @@ def test_junit_naming_another_commit_does_not_count(github_hub: Hub, tmp_path: P
     assert check.conclusion == "action_required"
     assert "other_commit" in (check.summary or "")
     assert result.code == 1
+
+
+@pytest.mark.parametrize(("served", "conclusion", "code"),
+                         [("head", "success", 0), ("previous", "failure", 2)])
+def test_probes_check_the_deployed_thing_at_the_deployment_status_url(
+    github_hub: Hub, tmp_path: Path, served: str, conclusion: str, code: int
+) -> None:
+    """After reading the deployment statuses, the gate asks the deployed app itself."""
+    from tests.probe_support import Reply, Seen, serve
+
+    deploy = {"id": "d1", "kind": "deploy", "target": "production", "at": "2026-03-02T08:58:00Z"}
+    s = scenario(github_hub, claim_json([edit(at=T0 - timedelta(minutes=3)), deploy]))
+    s.add_run(junit_xml())
+    version = s.head.sha if served == "head" else s.head.parents[0]
+
+    def app(seen: Seen, body: bytes) -> Reply:
+        return Reply.json(200, {"sha": version}) if seen.path == "/version" else Reply(404)
+
+    with serve(app) as server:
+        github_hub.add_deployment(
+            s.repo, sha=s.head.sha, environment="production", created_at=T0,
+            statuses=[DeploymentStatusSpec("success", created_at=T0 + timedelta(minutes=1),
+                                           environment_url=server.url)])
+        policy = (
+            "id: live\nrequires: [test_run, endpoint_health]\nprobes:\n"
+            f"  allowed_hosts: ['127.0.0.1:{server.port}']\n  allow_http: true\n"
+            "  endpoint_health:\n    - environment: production\n      path: /version\n"
+            "      status: 200\n      assert:\n        - json_pointer: /sha\n"
+            "          equals: '{sha}'\n"
+        )
+        result, _ = act(s, tmp_path, policy=policy)
+        assert [seen.path for seen in server.seen] == ["/version"]
+    check = s.check()
+    assert check.conclusion == conclusion, check.summary
+    assert result.code == code

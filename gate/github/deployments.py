@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from gate import __version__
 from gate.claim.model import CheckType, Claim, Evidence, Verifier, VerifierKind
 from gate.evidence.interface import Disqualification, EvidenceItem, Origin
-from gate.github.api import Deployment
+from gate.github.api import Deployment, DeploymentStatus
 
 VERIFIER_ID = f"claim-gate/github-deployments@{__version__}"
 _FAILED = {"failure", "error"}
@@ -56,3 +56,18 @@ def deployment_evidence(claim: Claim, deployments: Sequence[Deployment]) -> list
             )
         items.append(EvidenceItem(evidence, Origin.GATE, label, disqualified))
     return items
+
+
+def deployed_urls(deployments: Sequence[Deployment]) -> dict[str, str]:
+    """Environment -> URL from the latest `success` status of each environment's deployment
+    for the head commit: where the probes look (they still check the policy's allowed hosts)."""
+    latest: dict[str, DeploymentStatus] = {}
+    for deployment in deployments:
+        status = deployment.latest_status
+        if status is None or status.state != "success" or not status.environment_url:
+            continue
+        seen = latest.get(deployment.environment)
+        if seen is None or seen.created_at < status.created_at:
+            latest[deployment.environment] = status
+    return {env: status.environment_url for env, status in latest.items()
+            if status.environment_url}

@@ -19,10 +19,13 @@ from gate.claim.model import CheckType, VerdictState
 from gate.errors import CouldNotDecide, InvalidInput
 from gate.evidence.interface import EvidenceItem
 from gate.evidence.junit import read_run, required_tests, run_evidence
-from gate.github.api import CheckRunForbidden, GitHubApi
+from gate.evidence.probe.collect import probe_evidence
+from gate.evidence.probe.definitions import SECTION as PROBES_SECTION
+from gate.evidence.probe.observe import ProbeContext, ProbeIO
+from gate.github.api import CheckRunForbidden, Deployment, GitHubApi
 from gate.github.ci_evidence import collect_ci_evidence
 from gate.github.claims import FoundClaim, find_claims, load_found
-from gate.github.deployments import deployment_evidence
+from gate.github.deployments import deployed_urls, deployment_evidence
 from gate.github.event import PullRequestRef, Trigger
 from gate.github.inputs import ActionInputs, RunnerContext
 from gate.github.runner_files import append_summary, workflow_command, write_outputs
@@ -168,7 +171,9 @@ def run_gate(
     trigger: Trigger,
     clock: Callable[[], datetime],
     emit: Callable[[str], None],
+    probe_io: ProbeIO | None = None,
 ) -> GateOutcome:
+    """`probe_io`: how the policy's live probes reach the world (None: no probes run)."""
     pull = resolve_pull(api, trigger, inputs)
     head_sha = pull.head_sha
     details_url = runner.details_url
@@ -197,7 +202,8 @@ def run_gate(
         decided = []
         for claim_file in found:
             decided.append(_decide_one(api, claim_file, policy, inputs, runner, head_sha,
-                                       deployments, clock, details_url, len(found) > 1))
+                                       deployments, clock, details_url, len(found) > 1,
+                                       probe_io))
         return _finish(api, [d.report for d in decided], decided, runner, clock, emit, inputs)
     except CheckRunForbidden:
         raise
@@ -217,10 +223,11 @@ def _decide_one(
     inputs: ActionInputs,
     runner: RunnerContext,
     head_sha: str,
-    deployments: Sequence[object],
+    deployments: Sequence[Deployment],
     clock: Callable[[], datetime],
     details_url: str | None,
     several: bool,
+    probe_io: ProbeIO | None,
 ) -> _Decided:
     name = f"{inputs.check_name} ({found.repo_path or 'PR body'})" if several else inputs.check_name
     try:
@@ -236,7 +243,12 @@ def _decide_one(
                              workdir=runner.workspace if runner.workspace.is_dir() else None)
     evidence: list[EvidenceItem] = list(ci.items)
     evidence += _workspace_evidence(inputs, runner, head_sha, requested)
-    evidence += deployment_evidence(loaded.claim, deployments)  # type: ignore[arg-type]
+    evidence += deployment_evidence(loaded.claim, deployments)
+    if probe_io is not None and PROBES_SECTION in policy.sections:
+        evidence += probe_evidence(loaded.claim, policy, ProbeContext(
+            head_sha=head_sha, environment_urls=deployed_urls(deployments),
+            claim_sha256=loaded.document.sha256,
+        ), probe_io)
     now = clock()
     verdict = decide(loaded.claim, evidence, policy, now)
     record = completed_record(loaded.document.raw, verdict)

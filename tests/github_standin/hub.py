@@ -118,6 +118,7 @@ class DeploymentStatusSpec:
     created_at: datetime | None = None
     description: str = ""
     target_url: str = ""
+    environment_url: str = ""  # where the deployed thing answers (the probes' base URL)
 
 
 def zip_bytes(files: Mapping[str, FileContent]) -> bytes:
@@ -844,7 +845,7 @@ class Hub:
                 creator=spec.creator or the_deployment.creator,
                 description=spec.description, environment=the_deployment.environment,
                 target_url=spec.target_url, created_at=spec.created_at or self.clock(),
-                app=spec.app,
+                app=spec.app, environment_url=spec.environment_url,
             )
             the_deployment.statuses.append(entry)
             return entry

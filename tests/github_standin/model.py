@@ -314,6 +314,7 @@ class DeploymentStatus:
     target_url: str
     created_at: datetime
     app: App | None
+    environment_url: str = ""
 
 
 @dataclass

@@ -561,7 +561,7 @@ def deployment_status(urls: Urls, the_deployment: Deployment, entry: DeploymentS
         "environment": entry.environment,
         "target_url": entry.target_url,
         "log_url": entry.target_url,
-        "environment_url": "",
+        "environment_url": entry.environment_url,
         "created_at": iso(entry.created_at),
         "updated_at": iso(entry.created_at),
         "deployment_url": base,
