@@ -36,6 +36,19 @@ def action_inputs(**overrides: str) -> dict[str, str]:
     return {f"INPUT_{name.upper()}": value for name, value in values.items()}
 
 
+def read_outputs(path: Path) -> dict[str, str]:
+    """Parse GITHUB_OUTPUT's `name<<DELIMITER` blocks as the runner does."""
+    found: dict[str, str] = {}
+    lines = path.read_text("utf-8").splitlines() if path.exists() else []
+    index = 0
+    while index < len(lines):
+        name, delimiter = lines[index].split("<<", 1)
+        end = lines.index(delimiter, index + 1)
+        found[name] = "\n".join(lines[index + 1:end])
+        index = end + 1
+    return found
+
+
 @dataclass
 class RunnerFiles:
     workspace: Path
@@ -44,16 +57,7 @@ class RunnerFiles:
     summary: Path
 
     def outputs(self) -> dict[str, str]:
-        """Parse GITHUB_OUTPUT's `name<<DELIM` blocks."""
-        found: dict[str, str] = {}
-        lines = self.output.read_text("utf-8").splitlines() if self.output.exists() else []
-        index = 0
-        while index < len(lines):
-            name, delimiter = lines[index].split("<<", 1)
-            end = lines.index(delimiter, index + 1)
-            found[name] = "\n".join(lines[index + 1:end])
-            index = end + 1
-        return found
+        return read_outputs(self.output)
 
 
 def runner_files(tmp_path: Path, payload: Any) -> RunnerFiles:

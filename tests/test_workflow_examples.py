@@ -42,16 +42,22 @@ def test_there_are_workflows_to_check() -> None:
     assert len(readme_workflows()) >= 3
 
 
+def lint_as_local_action(folder: Path, workflow: str) -> subprocess.CompletedProcess[str]:
+    """actionlint on `workflow` in a repository holding this action.yml, `uses: ./`."""
+    (folder / ".github" / "workflows").mkdir(parents=True)
+    shutil.copy(ROOT / "action.yml", folder / "action.yml")
+    shutil.copy(ROOT / "Dockerfile", folder / "Dockerfile")
+    (folder / ".github" / "workflows" / "w.yml").write_text(workflow.replace(REMOTE, "./"),
+                                                             "utf-8")
+    subprocess.run(["git", "init", "-q"], cwd=folder, check=True)
+    return subprocess.run([actionlint(), "-no-color"], cwd=folder, capture_output=True,
+                          text=True, check=False)
+
+
 @pytest.mark.parametrize(("name", "text"), WORKFLOWS, ids=[name for name, _ in WORKFLOWS])
 def test_workflow_passes_actionlint(tmp_path: Path, name: str, text: str) -> None:
     assert REMOTE in text or "uses: ./" in text, f"{name} does not use the action"
-    (tmp_path / ".github" / "workflows").mkdir(parents=True)
-    shutil.copy(ROOT / "action.yml", tmp_path / "action.yml")
-    shutil.copy(ROOT / "Dockerfile", tmp_path / "Dockerfile")
-    (tmp_path / ".github" / "workflows" / "w.yml").write_text(text.replace(REMOTE, "./"), "utf-8")
-    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
-    result = subprocess.run([actionlint(), "-no-color"], cwd=tmp_path, capture_output=True,
-                            text=True, check=False)
+    result = lint_as_local_action(tmp_path, text)
     assert result.returncode == 0, result.stdout + result.stderr
 
 
@@ -60,12 +66,6 @@ def test_actionlint_rejects_an_unknown_input(tmp_path: Path) -> None:
     text = example_workflows()[0][1].replace("artifact-name:", "artifact-nmae:")
     if "artifact-nmae" not in text:
         text = text.replace("with:", "with:\n          artifact-nmae: x", 1)
-    (tmp_path / ".github" / "workflows").mkdir(parents=True)
-    shutil.copy(ROOT / "action.yml", tmp_path / "action.yml")
-    shutil.copy(ROOT / "Dockerfile", tmp_path / "Dockerfile")
-    (tmp_path / ".github" / "workflows" / "w.yml").write_text(text.replace(REMOTE, "./"), "utf-8")
-    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
-    result = subprocess.run([actionlint(), "-no-color"], cwd=tmp_path, capture_output=True,
-                            text=True, check=False)
+    result = lint_as_local_action(tmp_path, text)
     assert result.returncode != 0
     assert "artifact-nmae" in result.stdout

@@ -7,20 +7,12 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from gate.errors import CouldNotDecide
+from gate.report.github_commands import command
 
 
-def escape_data(text: str) -> str:
-    """Workflow-command message escaping (GitHub's own toolkit rules)."""
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def escape_property(text: str) -> str:
-    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
-
-
-def workflow_command(command: str, message: str, **properties: str | int) -> str:
-    props = ",".join(f"{key}={escape_property(str(value))}" for key, value in properties.items())
-    return f"::{command}{' ' + props if props else ''}::{escape_data(message)}"
+def workflow_command(name: str, message: str, **properties: str | int) -> str:
+    """A workflow command line, escaped as the runner unescapes it (see github_commands)."""
+    return command(name, message, properties)
 
 
 def write_outputs(path: Path | None, outputs: Mapping[str, str]) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.action_support import REPO, claim_json, edit, junit_xml, scenario
+from tests.action_support import REPO, claim_json, edit, junit_xml, read_outputs, scenario
 from tests.container.engine import Build, Engine
 from tests.container.runner import WORKSPACE, RunnerDirs, run_like_runner
 from tests.github_standin.events import pull_request_event
@@ -17,18 +17,6 @@ from tests.github_standin.hub import Hub
 from tests.github_standin.plugin import GITHUB_TOKEN
 
 pytestmark = pytest.mark.container
-
-
-def _outputs(path: Path) -> dict[str, str]:
-    found: dict[str, str] = {}
-    lines = path.read_text("utf-8").splitlines()
-    index = 0
-    while index < len(lines):
-        name, delimiter = lines[index].split("<<", 1)
-        end = lines.index(delimiter, index + 1)
-        found[name] = "\n".join(lines[index + 1:end])
-        index = end + 1
-    return found
 
 
 @pytest.mark.parametrize(
@@ -56,7 +44,7 @@ def test_the_image_posts_the_verdict_as_the_runner_runs_it(
     )
     assert result.returncode == code, result.stdout + result.stderr
     assert s.check().conclusion == conclusion
-    outputs = _outputs(dirs.output_file)
+    outputs = read_outputs(dirs.output_file)
     assert outputs["verdict"] == verdict
     assert outputs["claim-json"] == f"{WORKSPACE}/.claim-gate/completed-claim.json"
     record = json.loads((dirs.workspace / ".claim-gate" / "completed-claim.json").read_text())
