@@ -395,3 +395,21 @@ def test_probes_check_the_deployed_thing_at_the_deployment_status_url(
     check = s.check()
     assert check.conclusion == conclusion, check.summary
     assert result.code == code
+
+
+def test_a_broken_claim_is_unverified_and_annotated_at_the_error(
+    github_hub: Hub, tmp_path: Path
+) -> None:
+    text = claim_json([edit(at=T0 - timedelta(minutes=3))]).replace('"file_edit"', "file_edit")
+    s = scenario(github_hub, text)
+    s.add_run(junit_xml())
+    result, files = act(s, tmp_path)
+    check = s.check()
+    assert check.conclusion == "action_required"
+    assert "cannot be read" in (check.title or "")
+    [note] = check.annotations
+    assert (note.path, note.annotation_level) == (".claim.json", "failure")
+    assert note.start_line == next(i for i, line in enumerate(text.splitlines(), 1)
+                                   if "file_edit" in line)
+    assert files.outputs()["verdict"] == "unverified"
+    assert result.code == 1

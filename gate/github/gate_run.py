@@ -237,6 +237,11 @@ def _decide_one(
             name=name, head_sha=head_sha, mode=inputs.mode,
             reason=f"the completion claim cannot be read: {exc}", details_url=details_url,
         )
+        if found.repo_path:
+            line = int(exc.place.split(":")[0]) if exc.place and exc.place[0].isdigit() else 1
+            report = replace(report, annotations=(Annotation(
+                path=found.repo_path, line=line, level="failure",
+                title="invalid completion claim", message=str(exc)),))
         return _Decided(found, report, None, None, report.summary)
     requested = required_tests(policy, loaded.claim, found.label)
     ci = collect_ci_evidence(api, head_sha, inputs.artifact_names, requested,
