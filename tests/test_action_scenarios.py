@@ -146,6 +146,7 @@ def test_an_unfinished_or_cancelled_run_is_absence(github_hub: Hub, tmp_path: Pa
     assert s.check().conclusion == "action_required"
     summary = files.summary.read_text("utf-8")
     assert "ended cancelled" in summary
+    assert "ended cancelled" in (s.check().summary or "")
     assert "still in_progress" in summary
     assert result.code == 1
 

@@ -266,11 +266,10 @@ def _decide_one(
     report = build_check_run(
         name=name, head_sha=head_sha, verdict=verdict, loaded=loaded,
         claim_repo_path=found.repo_path or ".claim.json", record=record, mode=inputs.mode,
-        links=ci.links, extra_annotations=test_annotations, details_url=details_url,
+        links=ci.links, notes=ci.notes, extra_annotations=test_annotations,
+        details_url=details_url,
     )
-    summary = render_markdown(loaded.claim, verdict, found.label, ci.links)
-    if ci.notes:
-        summary += "\n### Not counted\n\n" + "\n".join(f"- {n}" for n in ci.notes) + "\n"
+    summary = render_markdown(loaded.claim, verdict, found.label, ci.links, ci.notes)
     return _Decided(found, report, verdict, json.dumps(record, indent=2), summary)
 
 

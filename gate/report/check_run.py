@@ -149,11 +149,12 @@ def build_check_run(
     record: Mapping[str, JSON],
     mode: Mode,
     links: Sequence[str] = (),
+    notes: Sequence[str] = (),
     extra_annotations: Sequence[Annotation] = (),
     details_url: str | None = None,
 ) -> CheckRunReport:
     annotations = claim_annotations(verdict, loaded, claim_repo_path) + list(extra_annotations)
-    blocks = markdown_blocks(loaded.claim, verdict, claim_repo_path, links)
+    blocks = markdown_blocks(loaded.claim, verdict, claim_repo_path, links, notes)
     summary = fit_blocks(blocks, MAX_OUTPUT_CHARS - 400)
     if len(annotations) > MAX_ANNOTATIONS:
         summary += (

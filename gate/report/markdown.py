@@ -39,8 +39,10 @@ def cell(text: str) -> str:
 
 
 def markdown_blocks(
-    claim: Claim, verdict: Verdict, source: str, links: Sequence[str] = ()
+    claim: Claim, verdict: Verdict, source: str, links: Sequence[str] = (),
+    notes: Sequence[str] = (),
 ) -> list[Block]:
+    """`links`: the runs that supplied evidence; `notes`: what was seen but not counted."""
     blocks = [
         Block((f"## Completion claim: {_TITLE[verdict.state]}", "")),
         Block((f"**Task** `{cell(claim.task.id)}`: {cell(claim.claimed_outcome)}", "")),
@@ -103,6 +105,10 @@ def markdown_blocks(
     else:
         blocks.append(Block(("No evidence at all.",)))
     blocks.append(Block(("",)))
+    if notes:
+        blocks.append(Block(("### Seen but not counted", "")))
+        blocks.append(Block(tuple(f"- {cell(note)}" for note in notes), what="notes"))
+        blocks.append(Block(("",)))
     if links:
         blocks.append(Block(("### Runs that supplied evidence", "")))
         blocks.append(Block(tuple(f"- {link}" for link in links), what="run links"))
@@ -150,5 +156,10 @@ def fit_blocks(blocks: Sequence[Block], limit: int) -> str:
     return "".join(parts)
 
 
-def render_markdown(claim: Claim, verdict: Verdict, source: str, links: Sequence[str] = ()) -> str:
-    return "".join(block.text() for block in markdown_blocks(claim, verdict, source, links))
+def render_markdown(
+    claim: Claim, verdict: Verdict, source: str, links: Sequence[str] = (),
+    notes: Sequence[str] = (),
+) -> str:
+    return "".join(
+        block.text() for block in markdown_blocks(claim, verdict, source, links, notes)
+    )
