@@ -352,7 +352,8 @@ def test_a_failed_deployment_refutes_the_deploy_mutation(github_hub: Hub, tmp_pa
     github_hub.add_deployment(s.repo, sha=s.head.sha, environment="production",
                               created_at=T0, statuses=[DeploymentStatusSpec(
                                   "failure", created_at=T0 + timedelta(minutes=58))])
-    result, _ = act(s, tmp_path)
+    policy = "id: deploys\nrequires: [test_run]\ndeployment_creators: [octo]\n"
+    result, _ = act(s, tmp_path, policy=policy)
     assert s.check().conclusion == "failure"
     assert result.code == 2
 
