@@ -379,6 +379,14 @@ class GitHubApi:
             ))
         return found
 
+    def status_contexts(self, sha: str) -> list[tuple[str, str, str]]:
+        """(context, state, creator login) of the commit statuses on a commit."""
+        return [
+            (str(raw.get("context") or ""), str(raw.get("state") or ""),
+             str((raw.get("creator") or {}).get("login") or ""))
+            for raw in self._pages(f"{self._repo}/commits/{sha}/statuses", {}, None)
+        ]
+
     def create_check_run(self, payload: Mapping[str, Any]) -> PostedCheckRun:
         try:
             _, data = self._request("POST", f"{self._repo}/check-runs", body=payload)

@@ -92,6 +92,9 @@ def collect_ci_evidence(
     failing: list[FailingTest] = []
     inputs: list[tuple[str, str]] = []
     runs = api.workflow_runs(head_sha)
+    if not runs:
+        notes.append(f"no workflow run on the head commit {head_sha[:12]}: runs on earlier"
+                     " commits of the PR say nothing about the code as it is now")
     with tempfile.TemporaryDirectory(dir=workdir) as scratch:
         for run in runs:
             if run.head_sha != head_sha:

@@ -185,7 +185,8 @@ def run_gate(
                 " ```completion-claim block in the PR body", details_url=details_url,
             )
             return _finish(api, [report], [], runner, clock, emit, inputs)
-        facts = pull_facts(api, pull, parse_trust_policy(policy.sections, policy.source))
+        facts = pull_facts(api, pull, parse_trust_policy(policy.sections, policy.source),
+                           inputs.check_name)
         decided = []
         for claim_file in found:
             decided.append(_decide_one(api, claim_file, policy, inputs, runner, facts,
@@ -249,6 +250,7 @@ def _decide_one(
         name=name, head_sha=head_sha, verdict=verdict, loaded=loaded,
         claim_repo_path=found.repo_path or ".claim.json", record=record, mode=inputs.mode,
         links=ci.links, extra_annotations=test_annotations, details_url=details_url,
+        sections=[("Tests removed or skipped on the head", removed), ("Not counted", ci.notes)],
     )
     summary = render_markdown(loaded.claim, verdict, found.label, ci.links)
     if removed:

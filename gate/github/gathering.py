@@ -40,6 +40,7 @@ class PullFacts:
     changes: PullChanges
     deployments: tuple[Deployment, ...]
     trust: TrustPolicy
+    ignored: tuple[str, ...] = ()  # checks and statuses under the gate's name: never evidence
 
 
 @dataclass(frozen=True)
@@ -53,9 +54,29 @@ class Gathered:
     comparisons: tuple[TestSetComparison, ...]
 
 
-def pull_facts(api: GitHubApi, pull: PullRequestRef, trust: TrustPolicy) -> PullFacts:
+def pull_facts(
+    api: GitHubApi, pull: PullRequestRef, trust: TrustPolicy, check_name: str
+) -> PullFacts:
     return PullFacts(pull, PullChanges.of(api.changed_files(pull.number)),
-                     tuple(api.deployments(pull.head_sha)), trust)
+                     tuple(api.deployments(pull.head_sha)), trust,
+                     tuple(ignored_speakers(api, pull.head_sha, check_name)))
+
+
+def ignored_speakers(api: GitHubApi, sha: str, check_name: str) -> list[str]:
+    """Say out loud that checks and statuses already on the head, under the gate's name,
+    were not read: a green badge posted by another workflow or App is not evidence."""
+    notes = [
+        f"a check run named {check_name!r} from the app {c.app_slug or 'unknown'!r}"
+        f" ({c.conclusion or c.status}) is already on this commit; it is not read as evidence:"
+        " any workflow or App can post a check under any name"
+        for c in api.check_runs(sha, check_name)
+    ]
+    notes += [
+        f"a commit status {context!r} ({state}, by {creator or 'unknown'}) is on this commit;"
+        " it is not read as evidence: anyone with write access can post a status"
+        for context, state, creator in api.status_contexts(sha) if context == check_name
+    ]
+    return notes
 
 
 def gather(
@@ -86,5 +107,6 @@ def gather(
         comparisons = compare_test_sets(api, ci.junit, facts.pull.base_ref,
                                         inputs.artifact_names, workdir)
     notes = list(ci.notes) + [c.note for c in comparisons if c.note]
+    notes += facts.ignored
     return Gathered(tuple(items), tuple(notes), ci.links, ci.failing, tuple(file_inputs),
                     arrival, tuple(comparisons))

@@ -1,0 +1,198 @@
+"""The trust machinery of the action beyond the attack table: the App token, the policy
+sections, the arrival's fallback, the record's verification summary, refuted/warn modes."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
+
+from gate.errors import InvalidInput
+from gate.github.trust_policy import DEFAULT_CHAIN, RemovedTests, parse_trust_policy
+from gate.policy import parse_policy_text
+from tests.action_support import T0, junit_xml, run_action, runner_env
+from tests.action_support import runner_files as make_runner_files
+from tests.github_standin.events import pull_request_event
+from tests.github_standin.hub import Hub
+from tests.test_action_scenarios import REPO, act, scenario
+from tests.test_attacks import CLAIM, _base_run, _head_without
+
+
+def _key_pair() -> tuple[str, bytes]:
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    private = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                serialization.NoEncryption()).decode()
+    public = key.public_key().public_bytes(serialization.Encoding.PEM,
+                                           serialization.PublicFormat.SubjectPublicKeyInfo)
+    return private, public
+
+
+def test_the_gate_posts_as_its_own_app(github_hub: Hub, tmp_path: Path) -> None:
+    private, public = _key_pair()
+    app = github_hub.add_app("claim-gate-app", public_key_pem=public)
+    s = scenario(github_hub, CLAIM)
+    github_hub.add_installation(app, s.repo.owner)
+    s.add_run(junit_xml(passed=5))
+    result, _ = act(s, tmp_path, app_id=str(app.id), app_private_key=private,
+                    github_token="")
+    [check] = github_hub.check_runs(head_sha=s.head.sha, name="completion-claim")
+    assert check.app.slug == "claim-gate-app"
+    assert check.conclusion == "success"
+    assert result.code == 0
+    assert github_hub.calls["POST /app/installations/{installation_id}/access_tokens"] == 1
+
+
+def test_a_key_that_is_not_the_apps_posts_nothing(github_hub: Hub, tmp_path: Path) -> None:
+    _, public = _key_pair()
+    wrong, _ = _key_pair()
+    app = github_hub.add_app("claim-gate-app", public_key_pem=public)
+    s = scenario(github_hub, CLAIM)
+    github_hub.add_installation(app, s.repo.owner)
+    result, _ = act(s, tmp_path, app_id=str(app.id), app_private_key=wrong)
+    assert github_hub.check_runs(head_sha=s.head.sha) == []
+    assert result.code == 4
+    assert f"GitHub App {app.id} could not get an installation token" in result.stdout
+
+
+@pytest.mark.parametrize(("inputs", "words"), [
+    ({"app_id": "12"}, "`app-id` and `app-private-key` go together"),
+    ({"app_private_key": "-----BEGIN PRIVATE KEY-----"}, "go together"),
+    ({"app_id": "twelve", "app_private_key": "-----BEGIN PRIVATE KEY-----"},
+     "is not a GitHub App id"),
+    ({"app_id": "12", "app_private_key": "not a key"}, "is not a PEM private key"),
+])
+def test_app_inputs_are_checked(
+    github_hub: Hub, tmp_path: Path, inputs: dict[str, str], words: str
+) -> None:
+    s = scenario(github_hub, CLAIM)
+    files = make_runner_files(tmp_path, pull_request_event(github_hub, s.pull))
+    result = run_action(runner_env(github_hub, files, "pull_request", REPO, **inputs))
+    assert result.code == 3
+    assert words in result.stdout
+
+
+def test_the_arrival_falls_back_to_the_first_run_and_says_it_is_an_upper_bound(
+    github_hub: Hub, tmp_path: Path
+) -> None:
+    repo = github_hub.add_repo(REPO, files={"app/parser.py": "x = 1\n"},
+                               pushed_at=T0 - timedelta(days=1))
+    head = github_hub.add_commit(repo, {"app/parser.py": "x = 2\n", ".claim.json": CLAIM},
+                                 branch="copilot/fix-parser", push=False)
+    github_hub.push(repo, "copilot/fix-parser", head.sha, at=T0 - timedelta(minutes=1),
+                    activity_type="branch_deletion")  # an entry that is not an arrival
+    pull = github_hub.add_pull(repo, head="copilot/fix-parser")
+    from tests.test_action_scenarios import Scenario
+
+    s = Scenario(github_hub, repo, head, pull, [])
+    s.add_run(junit_xml(passed=5), started=timedelta(minutes=5))
+    _, files = act(s, tmp_path)
+    record = json.loads(Path(files.outputs()["claim-json"]).read_text("utf-8"))
+    arrival = record["x-verification"]["head_arrival"]
+    assert arrival["upper_bound"] is True
+    assert arrival["at"] == "2026-03-02T09:05:00Z"
+    assert "earliest check suite or workflow run" in arrival["source"]
+    assert s.check().conclusion == "success"
+
+
+def test_the_record_is_a_verification_summary(github_hub: Hub, tmp_path: Path) -> None:
+    s = scenario(github_hub, CLAIM)
+    xml = junit_xml(passed=5)
+    s.add_run(xml)
+    _, files = act(s, tmp_path, policy="id: owners\nrequires: [test_run]\n")
+    record = json.loads(Path(files.outputs()["claim-json"]).read_text("utf-8"))
+    summary = record["x-verification"]
+    assert summary["resource"] == {
+        "repository": REPO, "pull_request": s.pull.number, "head_sha": s.head.sha,
+        "head_ref": "copilot/fix-parser", "head_repository": REPO, "base_ref": "main",
+    }
+    assert summary["decided_at"] == "2026-03-02T10:00:00Z"
+    assert summary["verifier"]["id"].startswith("claim-gate/")
+    assert summary["policy"]["id"] == "owners"
+    assert summary["policy"]["sha256"] == record["policy"]["x-sha256"]
+    digests = {entry["name"]: entry["sha256"] for entry in summary["inputs"]}
+    claim_digest = hashlib.sha256(CLAIM.encode("utf-8")).hexdigest()
+    assert digests[f"claim .claim.json@{s.head.sha[:12]}"] == claim_digest
+    junit_digest = hashlib.sha256(xml.encode("utf-8")).hexdigest()
+    assert junit_digest in digests.values()
+    assert summary["head_arrival"]["commit_dates_used"] is False
+
+
+@pytest.mark.parametrize(("mode", "conclusion", "verdict"), [
+    ("refuted", "failure", "refuted"),
+    ("warn", "success", "verified"),
+    ("unverified", "action_required", "unverified"),
+])
+def test_the_owner_chooses_what_a_removed_test_means(
+    github_hub: Hub, tmp_path: Path, mode: str, conclusion: str, verdict: str
+) -> None:
+    s = scenario(github_hub, CLAIM)
+    _base_run(s, junit_xml(passed=3, failed=1))
+    s.add_run(_head_without("test_case_failing_0"))
+    _, files = act(s, tmp_path, policy=f"id: owners\nrequires: [test_run]\nremoved_tests: {mode}\n")
+    check = s.check()
+    assert check.conclusion == conclusion
+    assert files.outputs()["verdict"] == verdict
+    assert "test_case_failing_0 (failed on base, missing on head)" in (check.summary or "")
+    [note] = [a for a in check.annotations if a.title == "tests removed or skipped"]
+    assert note.annotation_level == ("warning" if mode == "warn" else "failure")
+
+
+def test_a_trusted_workflows_list_excludes_other_workflows(
+    github_hub: Hub, tmp_path: Path
+) -> None:
+    s = scenario(github_hub, CLAIM)
+    s.add_run(junit_xml(passed=5), path=".github/workflows/agent-tests.yml")
+    act(s, tmp_path, policy="id: owners\nrequires: [test_run]\n"
+        "trusted_workflows: [.github/workflows/ci.yml]\n")
+    check = s.check()
+    assert check.conclusion == "action_required"
+    assert "untrusted_workflow" in (check.summary or "")
+    assert "not among the workflows the policy trusts" in (check.summary or "")
+
+
+def test_the_owner_may_accept_evidence_from_prs_that_edit_the_chain(
+    github_hub: Hub, tmp_path: Path
+) -> None:
+    s = scenario(github_hub, CLAIM, files={"pyproject.toml": "[tool.pytest.ini_options]\n"})
+    s.add_run(junit_xml(passed=5))
+    act(s, tmp_path, policy="id: owners\nrequires: [test_run]\n"
+        "evidence_chain: {allow_pr_changes: true}\n")
+    assert s.check().conclusion == "success"
+
+
+def test_the_trust_sections_parse_with_defaults() -> None:
+    policy = parse_trust_policy({}, "p")
+    assert policy.chain == DEFAULT_CHAIN
+    assert policy.removed_tests is RemovedTests.UNVERIFIED
+    assert policy.trusted_workflows is None
+    assert policy.deployment_creators == ()
+    custom = parse_trust_policy({
+        "evidence_chain": {"paths": ["ci/**"], "allow_pr_changes": True},
+        "trusted_workflows": [".github/workflows/ci.yml"],
+        "removed_tests": "warn", "deployment_creators": ["deploy-bot[bot]"],
+    }, "p")
+    assert custom.chain == ("ci/**",)
+    assert custom.allow_pr_changes is True
+    assert custom.trusted_workflows == (".github/workflows/ci.yml",)
+    assert custom.removed_tests is RemovedTests.WARN
+    assert custom.deployment_creators == ("deploy-bot[bot]",)
+
+
+@pytest.mark.parametrize(("text", "words"), [
+    ("removed_tests: maybe", "/removed_tests: 'maybe' is not one of unverified, refuted, warn"),
+    ("evidence_chain: [x]", "/evidence_chain must be a mapping"),
+    ("evidence_chain: {path: [x]}", "unknown key(s) ['path']"),
+    ("evidence_chain: {allow_pr_changes: yes please}", "must be true or false"),
+    ("trusted_workflows: ci.yml", "/trusted_workflows must be a list"),
+    ("deployment_creators: [1]", "/deployment_creators must be a list of non-empty strings"),
+])
+def test_bad_trust_sections_are_refused_when_the_policy_loads(text: str, words: str) -> None:
+    with pytest.raises(InvalidInput) as caught:
+        parse_policy_text(f"id: p\n{text}\n", "policy.yml")
+    assert words in str(caught.value)
+    assert "policy.yml" in str(caught.value)
