@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from datetime import timedelta
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
+from gate.claim.schema import validator
 from gate.errors import InvalidInput
 from gate.github.trust_policy import DEFAULT_CHAIN, RemovedTests, parse_trust_policy
 from gate.policy import parse_policy_text
@@ -19,7 +21,7 @@ from tests.action_support import T0, junit_xml, run_action, runner_env
 from tests.action_support import runner_files as make_runner_files
 from tests.github_standin.events import pull_request_event
 from tests.github_standin.hub import Hub
-from tests.test_action_scenarios import REPO, act, scenario
+from tests.test_action_scenarios import REPO, Scenario, act, scenario
 from tests.test_attacks import CLAIM, _base_run, _head_without
 
 
@@ -86,8 +88,6 @@ def test_the_arrival_falls_back_to_the_first_run_and_says_it_is_an_upper_bound(
     github_hub.push(repo, "copilot/fix-parser", head.sha, at=T0 - timedelta(minutes=1),
                     activity_type="branch_deletion")  # an entry that is not an arrival
     pull = github_hub.add_pull(repo, head="copilot/fix-parser")
-    from tests.test_action_scenarios import Scenario
-
     s = Scenario(github_hub, repo, head, pull, [])
     s.add_run(junit_xml(passed=5), started=timedelta(minutes=5))
     _, files = act(s, tmp_path)
@@ -196,3 +196,67 @@ def test_bad_trust_sections_are_refused_when_the_policy_loads(text: str, words: 
         parse_policy_text(f"id: p\n{text}\n", "policy.yml")
     assert words in str(caught.value)
     assert "policy.yml" in str(caught.value)
+
+
+def _fork_scenario(hub: Hub, pushed_minutes: int) -> Scenario:
+    upstream = hub.add_repo(REPO, files={"app/parser.py": "x = 1\n"},
+                            pushed_at=T0 - timedelta(days=1))
+    fork = hub.add_repo("agent/app", fork_of=upstream)
+    head = hub.add_commit(fork, {"app/parser.py": "x = 2\n", ".claim.json": CLAIM},
+                          branch="fix-parser", pushed_at=T0 + timedelta(minutes=pushed_minutes))
+    pull = hub.add_pull(upstream, head="fix-parser", head_repo=fork,
+                        user=hub.add_user("agent"))
+    return Scenario(hub, upstream, head, pull, [])
+
+
+@pytest.mark.parametrize(("pushed_minutes", "conclusion"), [(-1, "success"),
+                                                            (30, "action_required")])
+def test_a_fork_prs_arrival_is_read_from_the_fork(
+    github_hub: Hub, tmp_path: Path, pushed_minutes: int, conclusion: str
+) -> None:
+    s = _fork_scenario(github_hub, pushed_minutes)
+    s.add_run(junit_xml(passed=5), started=timedelta(minutes=5), head_repo=s.pull.head_repo)
+    _, files = act(s, tmp_path)
+    check = s.check()
+    assert check.conclusion == conclusion, check.summary
+    record = json.loads(Path(files.outputs()["claim-json"]).read_text("utf-8"))
+    arrival = record["x-verification"]["head_arrival"]
+    assert "in agent/app's activity" in arrival["source"]
+    assert arrival["upper_bound"] is False
+
+
+def test_workspace_junit_from_a_workflow_the_pr_edits_does_not_count(
+    github_hub: Hub, tmp_path: Path
+) -> None:
+    s = scenario(github_hub, CLAIM, files={".github/workflows/claim.yml": "on: pull_request\n"})
+    payload = pull_request_event(github_hub, s.pull, action="synchronize")
+    files = make_runner_files(tmp_path, payload)
+    (files.workspace / "junit.xml").write_text(junit_xml(passed=5), encoding="utf-8")
+    env = runner_env(github_hub, files, "pull_request", REPO, junit="junit.xml")
+    env["GITHUB_WORKFLOW_REF"] = f"{REPO}/.github/workflows/claim.yml@refs/pull/1/merge"
+    result = run_action(env)
+    check = s.check()
+    assert check.conclusion == "action_required"
+    assert "the PR itself edits .github/workflows/claim.yml" in " ".join(
+        (check.summary or "").split())
+    assert result.code == 1
+
+
+def test_workspace_junit_from_an_unchanged_workflow_counts(
+    github_hub: Hub, tmp_path: Path
+) -> None:
+    s = scenario(github_hub, CLAIM)
+    payload = pull_request_event(github_hub, s.pull, action="synchronize")
+    files = make_runner_files(tmp_path, payload)
+    (files.workspace / "junit.xml").write_text(junit_xml(passed=5), encoding="utf-8")
+    written = (T0 + timedelta(minutes=10)).timestamp()
+    os.utime(files.workspace / "junit.xml", (written, written))  # the file's time is its mtime
+    env = runner_env(github_hub, files, "pull_request", REPO, junit="junit.xml")
+    env["GITHUB_WORKFLOW_REF"] = f"{REPO}/.github/workflows/claim.yml@refs/pull/1/merge"
+    result = run_action(env)
+    assert s.check().conclusion == "success", s.check().summary
+    record = json.loads(Path(files.outputs()["claim-json"]).read_text("utf-8"))
+    provenance = record["evidence"][0]["x-provenance"]
+    assert provenance["workflow_path"] == ".github/workflows/claim.yml"
+    assert result.code == 0
+    assert validator("#/$defs/completed").is_valid(record)

@@ -164,6 +164,8 @@ def apply_removed_tests(
         state = VerdictState.REFUTED
     elif state is VerdictState.VERIFIED:
         state = VerdictState.UNVERIFIED
-    reason = f"{state}: {unmet.message}" if verdict.state is VerdictState.VERIFIED or \
-        state is not verdict.state else verdict.reason
+    if verdict.state is VerdictState.VERIFIED or state is not verdict.state:
+        reason = f"{state}: {unmet.message}"
+    else:
+        reason = f"{verdict.reason}; and tests were removed or skipped on the head"
     return replace(verdict, state=state, unmet=(*verdict.unmet, unmet), reason=reason)
