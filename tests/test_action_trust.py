@@ -260,3 +260,22 @@ def test_workspace_junit_from_an_unchanged_workflow_counts(
     assert provenance["workflow_path"] == ".github/workflows/claim.yml"
     assert result.code == 0
     assert validator("#/$defs/completed").is_valid(record)
+
+
+def test_unreadable_activity_and_statuses_fall_back_without_blocking(
+    github_hub: Hub, tmp_path: Path
+) -> None:
+    """A token without those read permissions: the arrival falls back to its upper bound,
+    and the informational listing of other checks is skipped with a note."""
+    s = scenario(github_hub, CLAIM)
+    s.add_run(junit_xml(passed=5))
+    github_hub.fail("GET /repos/{owner}/{repo}/activity", times=10, status=404)
+    github_hub.fail("GET /repos/{owner}/{repo}/commits/{ref}/statuses", times=10, status=404)
+    _, files = act(s, tmp_path)
+    check = s.check()
+    assert check.conclusion == "success", check.summary
+    record = json.loads(Path(files.outputs()["claim-json"]).read_text("utf-8"))
+    arrival = record["x-verification"]["head_arrival"]
+    assert arrival["upper_bound"] is True
+    assert "the activity could not be read" in arrival["source"]
+    assert "could not be listed" in (check.summary or "")

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from gate.claim.model import JSON
+from gate.errors import CouldNotDecide
 from gate.github.api import GitHubApi, WorkflowRun
 from gate.github.event import PullRequestRef
 from gate.timefmt import format_rfc3339
@@ -64,18 +65,22 @@ def head_arrival(api: GitHubApi, pull: PullRequestRef,
     sha = pull.head_sha
     repository = pull.head_repo if pull.from_fork and pull.head_repo != "(deleted)" \
         else pull.base_repo
-    if pull.head_repo != "(deleted)":
-        for count, entry in enumerate(api.activity(repository, pull.head_ref)):
-            if count >= MAX_ACTIVITY_ENTRIES:
-                break
-            if entry.after == sha and entry.activity_type in ARRIVAL_TYPES:
-                return Arrival(sha, entry.timestamp,
-                               f"the {entry.activity_type} of {sha[:12]} to {entry.ref} in"
-                               f" {repository}'s activity (by {entry.actor or 'unknown'})")
+    why = "no activity entry"
+    try:
+        if pull.head_repo != "(deleted)":
+            for count, entry in enumerate(api.activity(repository, pull.head_ref)):
+                if count >= MAX_ACTIVITY_ENTRIES:
+                    break
+                if entry.after == sha and entry.activity_type in ARRIVAL_TYPES:
+                    return Arrival(sha, entry.timestamp,
+                                   f"the {entry.activity_type} of {sha[:12]} to {entry.ref} in"
+                                   f" {repository}'s activity (by {entry.actor or 'unknown'})")
+    except CouldNotDecide as exc:  # e.g. a private fork the token cannot read
+        why = f"the activity could not be read: {exc}"
     created = [run.created_at for run in runs if run.head_sha == sha]
     created += [suite.created_at for suite in api.check_suites(sha)]
     if not created:
-        return Arrival(sha, None, "no activity entry, check suite or workflow run for it")
+        return Arrival(sha, None, f"{why}, and no check suite or workflow run for it")
     return Arrival(sha, min(created),
-                   "the earliest check suite or workflow run created for it (no activity"
-                   " entry found)", upper_bound=True)
+                   f"the earliest check suite or workflow run created for it ({why})",
+                   upper_bound=True)

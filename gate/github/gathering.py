@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gate.claim.model import Claim
+from gate.errors import CouldNotDecide
 from gate.evidence.interface import EvidenceItem
 from gate.evidence.junit import read_run, run_evidence
 from gate.evidence.junit_model import FailingTest
@@ -65,16 +66,22 @@ def pull_facts(
 def ignored_speakers(api: GitHubApi, sha: str, check_name: str) -> list[str]:
     """Say out loud that checks and statuses already on the head, under the gate's name,
     were not read: a green badge posted by another workflow or App is not evidence."""
+    try:  # informational only: a token without checks/statuses read must not block the gate
+        checks = api.check_runs(sha, check_name)
+        statuses = api.status_contexts(sha)
+    except CouldNotDecide as exc:
+        return [f"the checks and statuses already on this commit could not be listed ({exc});"
+                " they are never read as evidence anyway"]
     notes = [
         f"a check run named {check_name!r} from the app {c.app_slug or 'unknown'!r}"
         f" ({c.conclusion or c.status}) is already on this commit; it is not read as evidence:"
         " any workflow or App can post a check under any name"
-        for c in api.check_runs(sha, check_name)
+        for c in checks
     ]
     notes += [
         f"a commit status {context!r} ({state}, by {creator or 'unknown'}) is on this commit;"
         " it is not read as evidence: anyone with write access can post a status"
-        for context, state, creator in api.status_contexts(sha) if context == check_name
+        for context, state, creator in statuses if context == check_name
     ]
     return notes
 
