@@ -119,6 +119,9 @@ def test_the_record_is_a_verification_summary(github_hub: Hub, tmp_path: Path) -
     assert digests[f"claim .claim.json@{s.head.sha[:12]}"] == claim_digest
     junit_digest = hashlib.sha256(xml.encode("utf-8")).hexdigest()
     assert junit_digest in digests.values()
+    artifact = s.runs[0].artifacts[0]
+    assert digests[f"artifact junit-results of run {s.runs[0].id} (zip)"] == hashlib.sha256(
+        artifact.data).hexdigest()
     assert summary["head_arrival"]["commit_dates_used"] is False
 
 

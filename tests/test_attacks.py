@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from gate.claim.schema import validator
 from tests.action_support import (
     ROOT,
     T0,
@@ -314,6 +315,9 @@ def test_without_the_attack_the_same_scenario_is_verified(
     assert isinstance(verification, dict)
     assert verification["removed_tests"][0]["compared"] is True
     assert verification["removed_tests"][0]["removed"] == []
+    names = [entry["name"] for entry in verification["inputs"]]
+    assert any(name.startswith("baseline workflow run 'CI'") for name in names), names
+    assert validator("#/$defs/completed").is_valid(seen.record)
 
 
 # -- the merge queue ---------------------------------------------------------------------------

@@ -9,6 +9,7 @@ came from, so a reviewer (and the trust checks) can trace it.
 
 from __future__ import annotations
 
+import hashlib
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -122,6 +123,9 @@ def collect_ci_evidence(
                 items.append(result.item)
                 links.append(f"[{run.name} #{run.id} attempt {run.run_attempt}]({run.html_url})"
                              f" artifact `{artifact.name}`")
+                if result.zip_sha256 is not None:
+                    inputs.append((f"artifact {artifact.name} of run {run.id} (zip)",
+                                   result.zip_sha256))
                 if result.junit is not None:
                     junit_runs.append((run.path, result.junit))
                     failing.extend(result.junit.failing)
@@ -164,6 +168,7 @@ class _ArtifactResult:
     item: EvidenceItem | None = None
     junit: JUnitRun | None = None
     note: str | None = None
+    zip_sha256: str | None = None
 
 
 def _artifact_evidence(
@@ -193,7 +198,8 @@ def _artifact_evidence(
         )
     except InvalidInput as exc:
         # A broken or hostile artifact is not evidence; the reason is shown, never a pass.
-        return _ArtifactResult(item=_broken(run, artifact, label, str(exc)))
+        return _ArtifactResult(item=_broken(run, artifact, label, str(exc)),
+                               zip_sha256=hashlib.sha256(data).hexdigest())
     if not files:
         return _ArtifactResult(note=f"{label} holds no JUnit XML file")
     junit = JUnitRun(files, tuple(requested))
@@ -205,7 +211,8 @@ def _artifact_evidence(
         extensions={**item.evidence.extensions, "x-run": _run_extension(run, artifact),
                     "x-time-source": "run_started_at (GitHub's clock)"},
     )
-    return _ArtifactResult(item=replace(item, evidence=evidence, source=label), junit=junit)
+    return _ArtifactResult(item=replace(item, evidence=evidence, source=label), junit=junit,
+                           zip_sha256=hashlib.sha256(data).hexdigest())
 
 
 def _broken(run: WorkflowRun, artifact: Artifact, label: str, problem: str) -> EvidenceItem:

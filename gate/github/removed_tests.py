@@ -57,6 +57,7 @@ class TestSetComparison:
     removed: tuple[RemovedTest, ...] = ()
     note: str | None = None  # why the comparison could not be made, if it could not
     comparable: bool = True
+    inputs: tuple[tuple[str, str], ...] = ()  # (what, sha256) of the baseline's JUnit files
 
 
 def _outcomes(files: Sequence[JUnitFile]) -> tuple[dict[str, Outcome], bool]:
@@ -109,20 +110,21 @@ def compare_test_sets(
                     workflow, baseline, note=f"the base branch's {run_label(baseline)} cannot"
                     f" be compared: {why}"))
                 continue
+            read = tuple((f"baseline {f.path}", f.sha256) for f in base_files)
             base, base_complete = _outcomes(base_files)
             head, head_complete = _outcomes(head_files)
             if not (base_complete and head_complete):
                 results.append(TestSetComparison(
                     workflow, baseline, comparable=False,
                     note=f"more than {cap} tests in one file: the test sets of the head and"
-                    f" {run_label(baseline)} were not compared"))
+                    f" {run_label(baseline)} were not compared", inputs=read))
                 continue
             removed = tuple(
                 RemovedTest(key, outcome, head.get(key))
                 for key, outcome in sorted(base.items())
                 if outcome in _EXECUTED and head.get(key) not in _EXECUTED
             )
-            results.append(TestSetComparison(workflow, baseline, removed))
+            results.append(TestSetComparison(workflow, baseline, removed, inputs=read))
     return results
 
 

@@ -34,6 +34,7 @@ def verification_summary(
     digests: list[JSON] = [{"name": f"claim {claim_label}",
                             "sha256": hashlib.sha256(claim_bytes).hexdigest()}]
     digests += [{"name": name, "sha256": digest} for name, digest in inputs]
+    digests += [{"name": name, "sha256": digest} for c in comparisons for name, digest in c.inputs]
     return {
         "resource": {
             "repository": repository,
