@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -45,7 +46,7 @@ class Seen:
 
     conclusion: str | None
     words: str
-    record: dict[str, object] | None
+    record: dict[str, Any] | None
 
 
 def _seen(s: Scenario, files_summary: str, claim_json_path: str | None) -> Seen:
@@ -107,7 +108,13 @@ def claim_evidence_with_the_gates_id(hub: Hub, tmp_path: Path) -> Seen:
 def pr_edits_the_workflow_that_produced_the_junit(hub: Hub, tmp_path: Path) -> Seen:
     s = scenario(hub, CLAIM, files={WORKFLOW: WORKFLOW_TEXT + "    # tests: echo ok\n"})
     s.add_run(junit_xml(passed=5))
-    return _run(s, tmp_path)
+    seen = _run(s, tmp_path)
+    assert seen.record is not None
+    [evidence] = seen.record["evidence"]
+    assert evidence["verifier"]["kind"] == "self_attested", "downgraded: the PR made it"
+    assert evidence["x-claim-gate"]["problem"]["code"] == "producer_modified"
+    assert evidence["x-provenance"]["changed_by_pr"] == [WORKFLOW]
+    return seen
 
 
 def pr_edits_conftest(hub: Hub, tmp_path: Path) -> Seen:
@@ -174,7 +181,7 @@ def backdated_commit(hub: Hub, tmp_path: Path) -> Seen:
     s.add_run(junit_xml(passed=5), started=timedelta(minutes=5))
     seen = _run(s, tmp_path)
     assert seen.record is not None
-    arrival = seen.record["x-verification"]["head_arrival"]  # type: ignore[index]
+    arrival = seen.record["x-verification"]["head_arrival"]
     assert arrival["at"] == "2026-03-02T09:30:00Z"
     assert arrival["commit_dates_used"] is False
     return seen

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
 
-from gate.claim.model import JSON
+from gate.claim.model import JSON, VerifierKind
 from gate.evidence.interface import Disqualification, EvidenceItem
 from gate.github.api import ChangedFile
 from gate.github.arrival import Arrival
@@ -26,6 +26,8 @@ from gate.timefmt import format_rfc3339
 #: GitHub lists at most this many files of a PR; beyond it the chain cannot be checked.
 MAX_LISTED_FILES = 3000
 _SHOWN = 5
+#: Disqualifications that make the evidence the agent's own word (recorded as self-attested).
+_AGENTS_WORD = frozenset({"producer_modified", "untrusted_workflow"})
 
 
 @dataclass(frozen=True)
@@ -127,4 +129,8 @@ def judge_provenance(
     }
     evidence = replace(item.evidence,
                        extensions={**item.evidence.extensions, "x-provenance": chain})
+    if found is not None and found.code in _AGENTS_WORD:
+        # The producer was the PR's own: the record shows the evidence as self-attested.
+        evidence = replace(evidence, verifier=replace(evidence.verifier,
+                                                      kind=VerifierKind.SELF_ATTESTED))
     return replace(item, evidence=evidence, disqualified=found or item.disqualified)
