@@ -384,3 +384,38 @@ def test_the_readme_lists_every_attack() -> None:
     section = readme.split("## What claim-gate defends against", 1)[1].split("\n## ", 1)[0]
     for attack in ATTACKS:
         assert f"| {attack.name} |" in section, attack.name
+
+
+def test_merge_group_fails_when_the_verified_check_is_on_an_older_head(
+    github_hub: Hub, pr_dir: Path
+) -> None:
+    """A new push is a new head and a new check: the old head's green check carries over
+    to nothing."""
+    s = scenario(github_hub, CLAIM)
+    s.add_run(junit_xml(passed=5))
+    act(s, pr_dir / "pr")
+    assert s.check().conclusion == "success"
+    github_hub.add_commit(s.repo, {"app/parser.py": "x = 4\n"}, branch="copilot/fix-parser",
+                          pushed_at=T0 + timedelta(minutes=30))
+    github_hub.update_pull_head(s.pull)
+    group = github_hub.add_merge_group(s.repo, [s.pull], pushed_at=T0 + timedelta(minutes=50))
+    work = pr_dir / "group"
+    work.mkdir()
+    files = runner_files(work, merge_group_event(github_hub, group))
+    result = run_action(runner_env(github_hub, files, "merge_group", REPO))
+    [check] = github_hub.check_runs(head_sha=group.head_sha, name="completion-claim")
+    assert (result.code, check.conclusion) == (1, "failure")
+    assert f"PR #{s.pull.number} has no 'completion-claim' check from github-actions on its" \
+        f" head {s.pull.head_sha[:12]}" in (check.summary or "")
+
+
+def test_a_merge_group_naming_no_pr_fails(github_hub: Hub, tmp_path: Path) -> None:
+    s = scenario(github_hub, CLAIM)
+    group = github_hub.add_merge_group(s.repo, [s.pull])
+    payload = merge_group_event(github_hub, group)
+    payload["merge_group"]["head_ref"] = "refs/heads/gh-readonly-queue/main/something-else"
+    files = runner_files(tmp_path, payload)
+    result = run_action(runner_env(github_hub, files, "merge_group", REPO))
+    [check] = github_hub.check_runs(head_sha=group.head_sha, name="completion-claim")
+    assert (result.code, check.conclusion) == (1, "failure")
+    assert "head_ref names no pull request" in (check.summary or "")
