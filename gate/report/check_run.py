@@ -158,7 +158,7 @@ def build_check_run(
     blocks = markdown_blocks(loaded.claim, verdict, claim_repo_path, links)
     for heading, lines in sections:
         if lines:
-            blocks += [Block((f"### {heading}", "")),
+            blocks += [Block(("", f"### {heading}", "")),
                        Block(tuple(f"- {cell(line)}" for line in lines), what=heading.lower()),
                        Block(("",))]
     summary = fit_blocks(blocks, MAX_OUTPUT_CHARS - 400)
