@@ -282,3 +282,39 @@ def test_unreadable_activity_and_statuses_fall_back_without_blocking(
     assert arrival["upper_bound"] is True
     assert "the activity could not be read" in arrival["source"]
     assert "could not be listed" in (check.summary or "")
+
+
+def test_a_renamed_test_shows_as_removed_on_purpose(github_hub: Hub, tmp_path: Path) -> None:
+    s = scenario(github_hub, CLAIM)
+    _base_run(s, junit_xml(passed=2, name_prefix="test_old"), conclusion="success")
+    s.add_run(junit_xml(passed=2, name_prefix="test_new"))
+    act(s, tmp_path)
+    check = s.check()
+    assert check.conclusion == "action_required"
+    assert "tests.test_app::test_old_0 (passed on base, missing on head)" in (check.summary or "")
+
+
+def test_too_many_tests_to_compare_cannot_be_verified(
+    github_hub: Hub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import gate.github.gathering
+
+    monkeypatch.setattr(gate.github.gathering, "MAX_COMPARED_TESTS", 2)
+    s = scenario(github_hub, CLAIM)
+    _base_run(s, junit_xml(passed=3), conclusion="success")
+    s.add_run(junit_xml(passed=3))
+    act(s, tmp_path)
+    check = s.check()
+    assert check.conclusion == "action_required"
+    assert "more than 2 tests in one file" in (check.summary or "")
+
+
+def test_without_a_base_run_the_summary_says_removed_tests_cannot_be_listed(
+    github_hub: Hub, tmp_path: Path
+) -> None:
+    s = scenario(github_hub, CLAIM)
+    s.add_run(junit_xml(passed=3))
+    act(s, tmp_path)
+    check = s.check()
+    assert check.conclusion == "success"
+    assert "removed tests cannot be listed" in (check.summary or "")

@@ -112,7 +112,7 @@ def gather(
     comparisons: list[TestSetComparison] = []
     if ci.junit:
         comparisons = compare_test_sets(api, ci.junit, facts.pull.base_ref,
-                                        inputs.artifact_names, workdir)
+                                        inputs.artifact_names, workdir, MAX_COMPARED_TESTS)
     notes = list(ci.notes) + [c.note for c in comparisons if c.note]
     notes += facts.ignored
     return Gathered(tuple(items), tuple(notes), ci.links, ci.failing, tuple(file_inputs),
