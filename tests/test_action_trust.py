@@ -19,7 +19,7 @@ from gate.github.trust_policy import DEFAULT_CHAIN, RemovedTests, parse_trust_po
 from gate.policy import parse_policy_text
 from tests.action_support import T0, junit_xml, run_action, runner_env
 from tests.action_support import runner_files as make_runner_files
-from tests.github_standin.events import pull_request_event
+from tests.github_standin.events import merge_group_event, pull_request_event
 from tests.github_standin.hub import Hub
 from tests.test_action_scenarios import REPO, Scenario, act, scenario
 from tests.test_attacks import CLAIM, _base_run, _head_without
@@ -318,3 +318,30 @@ def test_without_a_base_run_the_summary_says_removed_tests_cannot_be_listed(
     check = s.check()
     assert check.conclusion == "success"
     assert "removed tests cannot be listed" in (check.summary or "")
+
+
+@pytest.mark.parametrize(("pr_check_by_app", "conclusion"), [(True, "success"),
+                                                             (False, "failure")])
+def test_the_merge_queue_with_the_gates_own_app(
+    github_hub: Hub, tmp_path: Path, pr_check_by_app: bool, conclusion: str
+) -> None:
+    """Pinned to the App: a PR check posted with any workflow's GITHUB_TOKEN does not pass
+    the group, one posted by the App does."""
+    private, public = _key_pair()
+    app = github_hub.add_app("claim-gate-app", public_key_pem=public)
+    s = scenario(github_hub, CLAIM)
+    github_hub.add_installation(app, s.repo.owner)
+    s.add_run(junit_xml(passed=5))
+    (tmp_path / "pr").mkdir()
+    with_app = {"app_id": str(app.id), "app_private_key": private}
+    act(s, tmp_path / "pr", **(with_app if pr_check_by_app else {}))
+    group = github_hub.add_merge_group(s.repo, [s.pull], pushed_at=T0 + timedelta(minutes=50))
+    (tmp_path / "group").mkdir()
+    files = make_runner_files(tmp_path / "group", merge_group_event(github_hub, group))
+    run_action(runner_env(github_hub, files, "merge_group", REPO, **with_app))
+    [check] = github_hub.check_runs(head_sha=group.head_sha, name="completion-claim")
+    assert check.app.slug == "claim-gate-app"
+    assert check.conclusion == conclusion, check.summary
+    if not pr_check_by_app:
+        assert "has no 'completion-claim' check from claim-gate-app" in (check.summary or "")
+        assert "from github-actions is ignored" in (check.summary or "")
