@@ -67,6 +67,8 @@ def test_a_key_that_is_not_the_apps_posts_nothing(github_hub: Hub, tmp_path: Pat
     ({"app_id": "twelve", "app_private_key": "-----BEGIN PRIVATE KEY-----"},
      "is not a GitHub App id"),
     ({"app_id": "12", "app_private_key": "not a key"}, "is not a PEM private key"),
+    ({"app_id": "12", "app_private_key": "-----BEGIN PRIVATE KEY-----\nabc\n"
+      "-----END PRIVATE KEY-----"}, "the key cannot sign a token"),
 ])
 def test_app_inputs_are_checked(
     github_hub: Hub, tmp_path: Path, inputs: dict[str, str], words: str

@@ -9,6 +9,7 @@ no workflow without the App's private key can post under it.
 from __future__ import annotations
 
 from github import Auth, GithubException, GithubIntegration, GithubRetry
+from jwt.exceptions import PyJWTError
 from requests.exceptions import RequestException
 
 from gate.errors import CouldNotDecide, InvalidInput
@@ -43,6 +44,11 @@ def installation_token(
             f"GitHub App {app_id} could not get an installation token for {repository}:"
             f" {exc.status} {message} (is the App installed on the repository, and is the"
             " key the App's?)"
+        ) from None
+    except PyJWTError as exc:
+        raise InvalidInput(
+            "action inputs", "app-private-key", f"the key cannot sign a token: {exc}",
+            "pass the App's private key (the .pem file's content) from a secret",
         ) from None
     except (RequestException, ValueError) as exc:
         raise CouldNotDecide(f"GitHub App {app_id}: no installation token: {exc}") from None

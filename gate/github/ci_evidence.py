@@ -158,7 +158,7 @@ def read_artifact_junit(
             members = extract_members(data, label, scratch / f"base-{run.id}-{artifact.id}")
             files += [read_junit_file(m.path, (), source=f"{label}: {m.name}",
                                       identities=identities) for m in members]
-        except (ArtifactGone, InvalidInput) as exc:
+        except (CouldNotDecide, InvalidInput) as exc:  # a baseline never blocks: it is noted
             notes.append(f"{label}: {exc}")
     return files, notes
 
