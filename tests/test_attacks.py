@@ -195,6 +195,8 @@ def green_check_from_another_app(hub: Hub, tmp_path: Path) -> Seen:
     seen = _run(s, tmp_path)
     theirs = hub.check_runs(head_sha=s.head.sha, name="completion-claim", app=impostor)
     assert [c.conclusion for c in theirs] == ["success"], "the impostor's check is left as is"
+    assert seen.record is not None
+    assert seen.record["evidence"] == [], "nothing was read as evidence"
     return seen
 
 
@@ -202,7 +204,10 @@ def status_with_the_gates_name(hub: Hub, tmp_path: Path) -> Seen:
     s = scenario(hub, CLAIM)
     hub.add_status(s.repo, sha=s.head.sha, state="success", context="completion-claim",
                    description="verified")
-    return _run(s, tmp_path)
+    seen = _run(s, tmp_path)
+    assert seen.record is not None
+    assert seen.record["evidence"] == [], "nothing was read as evidence"
+    return seen
 
 
 def job_skipped_by_a_condition(hub: Hub, tmp_path: Path) -> Seen:
