@@ -248,56 +248,57 @@ class Attack:
     name: str  # as in the README table
     build: Callable[[Hub, Path], Seen]
     conclusion: str
+    code: str  # the reason code a reviewer sees ("-": none, nothing was read)
     words: tuple[str, ...]  # each must appear in what the reviewer sees
 
 
 ATTACKS = [
     Attack("evidence in the claim labelled independent, with the gate's own verifier id",
-           claim_evidence_with_the_gates_id, "action_required",
+           claim_evidence_with_the_gates_id, "action_required", "untrusted_verifier",
            ("under the gate's own id", "which the agent can type")),
     Attack("the PR edits the workflow that produced the JUnit",
-           pr_edits_the_workflow_that_produced_the_junit, "action_required",
+           pr_edits_the_workflow_that_produced_the_junit, "action_required", "producer_modified",
            ("producer_modified", "the PR itself edits .github/workflows/ci.yml, the workflow"
             " that produced this evidence")),
     Attack("the PR edits the test set-up (conftest.py) behind the JUnit",
-           pr_edits_conftest, "action_required",
+           pr_edits_conftest, "action_required", "producer_modified",
            ("producer_modified", "edits the evidence chain (tests/conftest.py)")),
     Attack("the PR deletes a test that failed on base",
-           pr_deletes_a_test_that_failed_on_base, "action_required",
+           pr_deletes_a_test_that_failed_on_base, "action_required", "removed_tests",
            ("removed_tests", "tests.test_app::test_case_failing_0 (failed on base, missing on"
             " head)", "Deleting or skipping a test is not fixing it")),
     Attack("the PR marks a test that failed on base skipped",
-           pr_marks_the_failing_test_skipped, "action_required",
+           pr_marks_the_failing_test_skipped, "action_required", "removed_tests",
            ("removed_tests", "tests.test_app::test_case_failing_0 (failed on base, skipped on"
             " head)")),
     Attack("the claim's own policy says requires: []",
-           claim_policy_requires_nothing, "action_required",
+           claim_policy_requires_nothing, "action_required", "missing_check_type",
            ("the policy requires endpoint_health", "Policy `owners`")),
     Attack("a CI run on the previous head",
-           run_on_the_previous_head, "action_required",
+           run_on_the_previous_head, "action_required", "missing_check_type",
            ("no workflow run on the head commit", "runs on earlier commits of the PR say"
             " nothing about the code as it is now")),
     Attack("a CI run started before the head commit arrived",
-           run_started_before_the_head_arrived, "action_required",
+           run_started_before_the_head_arrived, "action_required", "before_arrival",
            ("before_arrival", "before the head commit arrived on GitHub")),
     Attack("a backdated commit (committer date in the past)",
-           backdated_commit, "action_required",
+           backdated_commit, "action_required", "before_arrival",
            ("before_arrival", "commit dates are the pusher's and are never used")),
     Attack("a green check run with the gate's name from another app",
-           green_check_from_another_app, "action_required",
+           green_check_from_another_app, "action_required", "-",
            ("from the app 'helpful-bot' (success)", "it is not read as evidence")),
     Attack("a commit status with the gate's name",
-           status_with_the_gates_name, "action_required",
+           status_with_the_gates_name, "action_required", "-",
            ("a commit status 'completion-claim' (success", "it is not read as evidence")),
     Attack("a job skipped by a condition that reports success",
-           job_skipped_by_a_condition, "action_required",
+           job_skipped_by_a_condition, "action_required", "missing_check_type",
            ("ended skipped: that is absence", "has no artifact named like")),
     Attack("a deployment status success from an untrusted creator",
-           deployment_success_from_an_untrusted_creator, "action_required",
+           deployment_success_from_an_untrusted_creator, "action_required", "untrusted_creator",
            ("untrusted_creator", "posted by someone-else, not by a creator the policy"
             " trusts (deploy-bot)")),
     Attack("a force-push back to an older SHA that had green runs",
-           force_push_back_to_an_older_green_sha, "action_required",
+           force_push_back_to_an_older_green_sha, "action_required", "before_arrival",
            ("before_arrival", "force_push", "it tested an earlier push, not this one")),
 ]
 
@@ -309,7 +310,7 @@ def test_the_attack_does_not_fool_the_gate(
     seen = attack.build(github_hub, tmp_path)
     assert seen.conclusion == attack.conclusion, seen.words
     flat = " ".join(seen.words.split()).replace("\\", "")
-    for words in attack.words:
+    for words in attack.words + ((f"`{attack.code}`",) if attack.code != "-" else ()):
         assert words in flat, f"{words!r} not in what the reviewer sees:\n{seen.words}"
 
 
@@ -388,7 +389,10 @@ def test_the_readme_lists_every_attack() -> None:
     readme = (ROOT / "README.md").read_text("utf-8")
     section = readme.split("## What claim-gate defends against", 1)[1].split("\n## ", 1)[0]
     for attack in ATTACKS:
-        assert f"| {attack.name} |" in section, attack.name
+        code = f"`{attack.code}`" if attack.code != "-" else "-"
+        row = re.search(rf"^\| {re.escape(attack.name)} \| [^|]+ \| (.+) \|$", section, re.M)
+        assert row is not None, attack.name
+        assert row[1] == code, attack.name
 
 
 def test_merge_group_fails_when_the_verified_check_is_on_an_older_head(
