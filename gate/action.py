@@ -17,9 +17,11 @@ from gate.claim.jsondoc import decode_utf8, parse_json, read_capped
 from gate.errors import CouldNotDecide, GateError
 from gate.evidence.probe.observe import ProbeIO
 from gate.github.api import GitHubApi, RetryPolicy, connect
-from gate.github.event import parse_event
+from gate.github.app_auth import installation_token
+from gate.github.event import Trigger, parse_event
 from gate.github.gate_run import post_check_run, run_gate
-from gate.github.inputs import read_inputs, read_runner
+from gate.github.inputs import ActionInputs, read_inputs, read_runner
+from gate.github.merge_queue import run_merge_group
 from gate.github.runner_files import workflow_command
 from gate.report.check_run import Mode, failure_report
 from gate.verify import ExitCode, exit_code_for
@@ -53,13 +55,19 @@ def main(
     if trigger.ignore_reason:
         emit(workflow_command("notice", f"claim-gate: {trigger.ignore_reason}"))
         return 0
-    api = GitHubApi(github=connect(inputs.api_url, inputs.token, retry or RetryPolicy()),
+    retry = retry or RetryPolicy()
+    token = inputs.token
+    if inputs.app_id:
+        try:
+            token = installation_token(inputs.api_url, inputs.app_id, inputs.app_private_key,
+                                       trigger.repository, retry)
+        except GateError as exc:
+            emit(workflow_command("error", f"claim-gate: {exc}", title="claim-gate"))
+            return int(exit_code_for(exc))
+    api = GitHubApi(github=connect(inputs.api_url, token, retry),
                     repository=trigger.repository)
     if trigger.merge_group_sha is not None:
-        reason = ("merge queue groups are not decided yet by this version of claim-gate;"
-                  " the group is blocked rather than passed")
-        return _post_failure(api, inputs.check_name, trigger.merge_group_sha, reason,
-                             inputs.mode, clock, emit, ExitCode.COULD_NOT_DECIDE)
+        return _merge_group(api, trigger, inputs, clock, emit)
     head_sha = trigger.head_sha
     try:
         outcome = run_gate(api=api, inputs=inputs, runner=runner, trigger=trigger,
@@ -80,6 +88,22 @@ def main(
                              ExitCode.COULD_NOT_DECIDE)
     emit(f"claim-gate: {outcome.verdict} ({outcome.unmet_count} unmet)")
     return outcome.exit_code
+
+
+def _merge_group(
+    api: GitHubApi, trigger: Trigger, inputs: ActionInputs, clock: Callable[[], datetime],
+    emit: Callable[[str], None],
+) -> int:
+    try:
+        decision = run_merge_group(api, trigger, inputs.check_name, inputs.mode, clock)
+    except GateError as exc:
+        emit(workflow_command("error", f"claim-gate could not decide the merge group: {exc}"))
+        return 0 if inputs.mode is Mode.OBSERVE else int(ExitCode.COULD_NOT_DECIDE)
+    emit(f"claim-gate: {decision.title}")
+    if decision.passed or inputs.mode is Mode.OBSERVE:
+        return 0
+    emit(workflow_command("error", decision.summary.strip(), title="claim-gate"))
+    return int(ExitCode.UNVERIFIED)
 
 
 def _post_failure(

@@ -23,6 +23,8 @@ from gate.claim.jsonpos import pointer
 from gate.claim.model import JSON, CheckType, PolicyRequest
 from gate.errors import InvalidInput
 from gate.evidence.probe.definitions import parse_probes
+from gate.github.trust_policy import SECTIONS as TRUST_SECTIONS
+from gate.github.trust_policy import parse_trust_policy
 
 MAX_POLICY_BYTES = 1 << 20
 
@@ -38,8 +40,9 @@ DEFAULT_MAX_AGE_S: Mapping[CheckType, int] = {
 
 #: Top-level policy sections owned by other rooms of the gate (validated there).
 #: probes: live checks (gate/evidence/probe); required_tests: test names every JUnit run must
-#: show passed (gate/evidence/junit.py).
-SECTIONS: frozenset[str] = frozenset({"probes", "required_tests"})
+#: show passed (gate/evidence/junit.py); evidence_chain, trusted_workflows, removed_tests,
+#: deployment_creators: whose word counts on GitHub (gate/github/trust_policy.py).
+SECTIONS: frozenset[str] = frozenset({"probes", "required_tests"}) | TRUST_SECTIONS
 
 _CHECK_TYPE = {"enum": [str(check) for check in CheckType]}
 _POLICY_SCHEMA: dict[str, Any] = {
@@ -154,6 +157,7 @@ def parse_policy_document(raw: Any, source: str) -> Policy:
         raise InvalidInput(source, None, f"{where}: {message}")
     if "probes" in raw:
         parse_probes(raw["probes"], source)  # the probes room refuses a bad probe at load time
+    parse_trust_policy(raw, source)  # so do the trust sections
     ages = dict(DEFAULT_MAX_AGE_S)
     if "max_age_s" in raw:
         ages.update(parse_max_age(raw["max_age_s"]))

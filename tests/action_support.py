@@ -15,6 +15,7 @@ import yaml
 from gate.action import main
 from gate.github.api import RetryPolicy
 from tests.github_standin import ArtifactSpec, zip_bytes
+from tests.github_standin.events import pull_request_event, workflow_run_event
 from tests.github_standin.hub import Hub
 from tests.github_standin.model import CheckRun, Commit, Pull, Repo, WorkflowRun
 from tests.github_standin.plugin import GITHUB_TOKEN
@@ -175,3 +176,15 @@ def scenario(hub: Hub, claim: str | None, *, body: str | None = None,
     agent = hub.add_user("copilot-swe-agent[bot]", type="Bot")
     pull = hub.add_pull(repo, head="copilot/fix-parser", body=body, user=agent)
     return Scenario(hub, repo, head, pull, [], t0)
+
+
+def act(s: Scenario, tmp_path: Path, *, event: str = "pull_request",
+        **inputs: str) -> tuple[ActionResult, RunnerFiles]:
+    if event == "workflow_run":
+        payload = workflow_run_event(s.hub, s.runs[-1])
+    else:
+        payload = pull_request_event(s.hub, s.pull, action="synchronize")
+    files = runner_files(tmp_path, payload)
+    inputs.setdefault("artifact_name", "junit-*")
+    result = run_action(runner_env(s.hub, files, event, REPO, **inputs))
+    return result, files

@@ -16,9 +16,7 @@ import pytest
 from tests.action_support import (
     REPO,
     T0,
-    ActionResult,
-    RunnerFiles,
-    Scenario,
+    act,
     claim_json,
     edit,
     junit_xml,
@@ -28,21 +26,8 @@ from tests.action_support import (
     scenario,
 )
 from tests.github_standin import ArtifactSpec, DeploymentStatusSpec, zip_bytes
-from tests.github_standin.events import pull_request_event, workflow_run_event
 from tests.github_standin.hub import Hub
 from tests.github_standin.plugin import HubFactory
-
-
-def act(s: Scenario, tmp_path: Path, *, event: str = "pull_request",
-        **inputs: str) -> tuple[ActionResult, RunnerFiles]:
-    if event == "workflow_run":
-        payload = workflow_run_event(s.hub, s.runs[-1])
-    else:
-        payload = pull_request_event(s.hub, s.pull, action="synchronize")
-    files = runner_files(tmp_path, payload)
-    inputs.setdefault("artifact_name", "junit-*")
-    result = run_action(runner_env(s.hub, files, event, REPO, **inputs))
-    return result, files
 
 
 def test_verified_when_a_passing_ci_run_followed_the_last_edit(
@@ -312,7 +297,8 @@ def test_a_failed_deployment_refutes_the_deploy_mutation(github_hub: Hub, tmp_pa
     github_hub.add_deployment(s.repo, sha=s.head.sha, environment="production",
                               created_at=T0, statuses=[DeploymentStatusSpec(
                                   "failure", created_at=T0 + timedelta(minutes=58))])
-    result, _ = act(s, tmp_path)
+    policy = "id: deploys\nrequires: [test_run]\ndeployment_creators: [octo]\n"
+    result, _ = act(s, tmp_path, policy=policy)
     assert s.check().conclusion == "failure"
     assert result.code == 2
 

@@ -138,3 +138,18 @@ def test_a_gate_that_could_not_decide_posts_failure_with_the_reason() -> None:
                             reason="GitHub answered 502", mode=Mode.ENFORCE)
     assert report.conclusion == "failure"
     assert "GitHub answered 502" in report.summary
+
+
+def test_extra_sections_end_the_summary_and_empty_ones_are_left_out() -> None:
+    loaded = claim_with(1)
+    verdict = decide(loaded.claim, [], default_policy(), at(10))
+    report = build_check_run(
+        name="completion-claim", head_sha="a" * 40, verdict=verdict, loaded=loaded,
+        claim_repo_path=".claim.json", record=completed_record(loaded.document.raw, verdict),
+        mode=Mode.ENFORCE,
+        sections=[("Tests removed or skipped on the head", []),
+                  ("Not counted", ["a run | with a pipe", "another"])],
+    )
+    assert report.summary.endswith(
+        "\n\n### Not counted\n\n- a run \\| with a pipe\n- another\n\n")
+    assert "Tests removed" not in report.summary

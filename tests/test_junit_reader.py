@@ -304,3 +304,27 @@ def test_failure_details_are_capped_but_every_failure_is_counted(
     assert read.totals.failures == 5
     assert [t.message for t in read.failing] == ["m0", "m1", "m2", "", ""]
     assert [t.identity for t in read.failing][-1] == "c::t4"
+
+
+def test_identities_are_kept_only_when_asked_and_only_up_to_the_cap(tmp_path: Path) -> None:
+    """Comparing test sets needs every test's identity; the default read keeps none."""
+    report = tmp_path / "ids.xml"
+    report.write_text(
+        '<testsuites><testsuite name="s">'
+        '<testcase classname="a" name="t1"><failure/></testcase>'
+        '<testcase classname="a" name="t2"><skipped/></testcase>'
+        '<testcase classname="a" name="t3"/>'
+        '<testcase classname="a" name="t1"/>'  # a rerun: the last attempt decides
+        '<testcase name="bare"/>'
+        "</testsuite></testsuites>", encoding="utf-8")
+    plain = read_junit_file(report)
+    assert plain.identities is None
+    kept = read_junit_file(report, identities=10)
+    assert kept.identities == {"a::t1": Outcome.PASSED, "a::t2": Outcome.SKIPPED,
+                               "a::t3": Outcome.PASSED, "s::bare": Outcome.PASSED}
+    assert kept.identities_complete
+    assert kept.totals == plain.totals
+    capped = read_junit_file(report, identities=2)
+    assert capped.identities is not None
+    assert len(capped.identities) == 2
+    assert not capped.identities_complete

@@ -125,3 +125,6 @@ class JUnitFile:
     commits: tuple[tuple[str, str], ...] = ()
     tree_clean: str | None = None
     notes: tuple[str, ...] = ()
+    #: identity -> final outcome of every test, only when the reader was asked for it.
+    identities: Mapping[str, Outcome] | None = None
+    identities_complete: bool = True

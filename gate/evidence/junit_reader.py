@@ -36,7 +36,7 @@ import hashlib
 import re
 import stat
 from array import array
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -274,8 +274,12 @@ def _failing(
 class _Counter:
     """Accumulates one file. Mutable on purpose: it lives for one parse and is then frozen."""
 
-    def __init__(self, requested: frozenset[str]) -> None:
+    def __init__(self, requested: frozenset[str], identity_cap: int | None = None) -> None:
         self.requested = requested
+        #: identity -> final outcome, only when asked for (comparing test sets), at most cap.
+        self.identities: dict[str, Outcome] | None = None if identity_cap is None else {}
+        self.identity_cap = identity_cap or 0
+        self.identities_complete = True
         self.prefilter = last_segments(requested)
         self.buckets = [array("q") for _ in range(256)]
         self.quiet_passed = 0
@@ -344,6 +348,12 @@ class _Counter:
         else:
             key = identity(classname, name, suite)
             merge = True
+            ids = self.identities
+            if ids is not None:  # opt-in: the last attempt's outcome is the test's outcome
+                if key in ids or len(ids) < self.identity_cap:
+                    ids[key] = outcome
+                else:
+                    self.identities_complete = False
         if self.requested and (name in self.prefilter or key in self.prefilter):
             file = case.get("file")
             matched = aliases(classname, name, suite, file) & self.requested
@@ -538,10 +548,15 @@ def read_junit_file(
     requested: Iterable[str] = (),
     max_bytes: int = DEFAULT_MAX_JUNIT_BYTES,
     source: str | None = None,
+    identities: int | None = None,
 ) -> JUnitFile:
-    """Read one JUnit XML file; InvalidInput (with line:column when known) if it cannot be."""
+    """Read one JUnit XML file; InvalidInput (with line:column when known) if it cannot be.
+
+    With `identities` (a cap), also keep every test's identity and final outcome, up to
+    that many tests (`identities_complete` says whether all fit): what comparing the test
+    sets of two runs needs. Off by default, so memory stays flat in the number of tests."""
     shown = source or str(path)
-    counter = _Counter(frozenset(requested))
+    counter = _Counter(frozenset(requested), identities)
     handle, mtime = _open(path, shown, max_bytes)
     with handle:
         check_prolog(handle, shown)
@@ -577,10 +592,22 @@ def read_junit_file(
         time=counter.time_source(mtime),
         commits=tuple(counter.commits),
         tree_clean=counter.tree_clean,
+        identities=counter.identities,
+        identities_complete=counter.identities_complete,
     )
 
 
 _UNLINK_EVERY = 64
+
+
+class _EveryName:
+    """A container holding every name: switches the inline fast path off (opt-in reads)."""
+
+    def __contains__(self, item: object) -> bool:
+        return True
+
+
+_EVERY_NAME = _EveryName()
 
 
 def _stream(context: etree.iterparse, counter: _Counter) -> None:
@@ -591,7 +618,9 @@ def _stream(context: etree.iterparse, counter: _Counter) -> None:
     case = counter.case
     appends = [bucket.append for bucket in counter.buckets]
     troubled = counter.troubled
-    prefilter = counter.prefilter if counter.requested else frozenset()
+    prefilter: Container[str] = counter.prefilter if counter.requested else frozenset()
+    if counter.identities is not None:
+        prefilter = _EVERY_NAME  # every case goes through `case`, which records identities
     plain = 0
     since_unlink = 0
     for _event, element in context:

@@ -54,6 +54,7 @@ class WorkflowRun:
     html_url: str
     pull_numbers: tuple[int, ...]
     app_slug: str | None = None
+    head_branch: str | None = None
 
 
 @dataclass(frozen=True)
@@ -86,6 +87,51 @@ class Deployment:
 @dataclass(frozen=True)
 class PostedCheckRun:
     id: int
+    html_url: str | None
+    app_id: int | None = None
+    app_slug: str | None = None
+
+
+@dataclass(frozen=True)
+class ChangedFile:
+    """One file of a PR's diff; a rename also names the path it came from."""
+
+    filename: str
+    status: str
+    previous_filename: str | None = None
+
+
+@dataclass(frozen=True)
+class ActivityEntry:
+    """A push, force-push or branch creation as GitHub's server recorded it."""
+
+    activity_type: str
+    ref: str
+    before: str
+    after: str
+    timestamp: datetime
+    actor: str
+
+
+@dataclass(frozen=True)
+class CheckSuiteInfo:
+    id: int
+    app_slug: str
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class CheckRunInfo:
+    """A check run as listed on a commit: who posted it (the app) matters as much as what."""
+
+    id: int
+    name: str
+    head_sha: str
+    status: str
+    conclusion: str | None
+    app_id: int | None
+    app_slug: str
+    completed_at: datetime | None
     html_url: str | None
 
 
@@ -207,26 +253,77 @@ class GitHubApi:
         return [str(parent["sha"]) for parent in data.get("parents", [])]
 
     def workflow_runs(self, head_sha: str) -> list[WorkflowRun]:
-        runs = []
-        for raw in self._pages(f"{self._repo}/actions/runs", {"head_sha": head_sha},
-                               "workflow_runs"):
-            runs.append(WorkflowRun(
+        return [_workflow_run(raw) for raw in self._pages(
+            f"{self._repo}/actions/runs", {"head_sha": head_sha}, "workflow_runs")]
+
+    def base_branch_runs(self, workflow_path: str, branch: str) -> list[WorkflowRun]:
+        """The newest finished runs of one workflow file on a branch (one page of 30)."""
+        workflow = urllib.parse.quote(workflow_path.rsplit("/", 1)[-1], safe="")
+        try:
+            _, data = self._request(
+                "GET", f"{self._repo}/actions/workflows/{workflow}/runs",
+                {"branch": branch, "status": "completed", "per_page": 30},
+            )
+        except _ApiError as exc:
+            if exc.status == 404:
+                return []
+            raise
+        return [_workflow_run(raw) for raw in data.get("workflow_runs", [])]
+
+    def changed_files(self, number: int) -> list[ChangedFile]:
+        """The PR's changed files (GitHub lists at most 3,000; `complete` says if all came)."""
+        return [
+            ChangedFile(
+                filename=str(raw["filename"]),
+                status=str(raw.get("status") or ""),
+                previous_filename=raw.get("previous_filename") or None,
+            )
+            for raw in self._pages(f"{self._repo}/pulls/{number}/files", {}, None)
+        ]
+
+    def activity(self, repository: str, ref: str) -> Iterator[ActivityEntry]:
+        """Pushes to a branch, newest first, as the server recorded them (paged by cursor)."""
+        for raw in self._pages(f"/repos/{repository}/activity", {"ref": ref, "direction": "desc"},
+                               None):
+            yield ActivityEntry(
+                activity_type=str(raw.get("activity_type") or ""),
+                ref=str(raw.get("ref") or ""),
+                before=str(raw.get("before") or ""),
+                after=str(raw.get("after") or ""),
+                timestamp=_time(raw["timestamp"], f"activity {raw.get('id')}"),
+                actor=str((raw.get("actor") or {}).get("login") or ""),
+            )
+
+    def check_suites(self, sha: str) -> list[CheckSuiteInfo]:
+        return [
+            CheckSuiteInfo(
+                id=int(raw["id"]),
+                app_slug=str((raw.get("app") or {}).get("slug") or ""),
+                created_at=_time(raw["created_at"], f"check suite {raw['id']}"),
+            )
+            for raw in self._pages(f"{self._repo}/commits/{sha}/check-suites", {},
+                                   "check_suites")
+            if raw.get("created_at")
+        ]
+
+    def check_runs(self, sha: str, name: str) -> list[CheckRunInfo]:
+        """The latest check run of each app with this name on a commit."""
+        found = []
+        for raw in self._pages(f"{self._repo}/commits/{sha}/check-runs",
+                               {"check_name": name, "filter": "latest"}, "check_runs"):
+            app = raw.get("app") or {}
+            found.append(CheckRunInfo(
                 id=int(raw["id"]),
                 name=str(raw.get("name") or ""),
-                path=str(raw.get("path") or ""),
-                event=str(raw.get("event") or ""),
-                head_sha=str(raw["head_sha"]),
+                head_sha=str(raw.get("head_sha") or ""),
                 status=str(raw.get("status") or ""),
                 conclusion=raw.get("conclusion"),
-                run_attempt=int(raw.get("run_attempt") or 1),
-                created_at=_time(raw["created_at"], f"run {raw['id']} created_at"),
-                run_started_at=_optional_time(raw.get("run_started_at"),
-                                              f"run {raw['id']} run_started_at"),
-                updated_at=_time(raw["updated_at"], f"run {raw['id']} updated_at"),
-                html_url=str(raw.get("html_url") or ""),
-                pull_numbers=tuple(int(p["number"]) for p in raw.get("pull_requests") or []),
+                app_id=int(app["id"]) if app.get("id") is not None else None,
+                app_slug=str(app.get("slug") or ""),
+                completed_at=_optional_time(raw.get("completed_at"), f"check run {raw['id']}"),
+                html_url=raw.get("html_url"),
             ))
-        return runs
+        return found
 
     def artifacts(self, run_id: int) -> list[Artifact]:
         return [
@@ -286,6 +383,14 @@ class GitHubApi:
             ))
         return found
 
+    def status_contexts(self, sha: str) -> list[tuple[str, str, str]]:
+        """(context, state, creator login) of the commit statuses on a commit."""
+        return [
+            (str(raw.get("context") or ""), str(raw.get("state") or ""),
+             str((raw.get("creator") or {}).get("login") or ""))
+            for raw in self._pages(f"{self._repo}/commits/{sha}/statuses", {}, None)
+        ]
+
     def create_check_run(self, payload: Mapping[str, Any]) -> PostedCheckRun:
         try:
             _, data = self._request("POST", f"{self._repo}/check-runs", body=payload)
@@ -293,10 +398,33 @@ class GitHubApi:
             if exc.status in (403, 404):
                 raise CheckRunForbidden(str(exc)) from None
             raise
-        return PostedCheckRun(int(data["id"]), data.get("html_url"))
+        app = data.get("app") or {}
+        return PostedCheckRun(int(data["id"]), data.get("html_url"),
+                              int(app["id"]) if app.get("id") is not None else None,
+                              app.get("slug"))
 
     def update_check_run(self, check_run_id: int, payload: Mapping[str, Any]) -> None:
         self._request("PATCH", f"{self._repo}/check-runs/{check_run_id}", body=payload)
+
+
+def _workflow_run(raw: Mapping[str, Any]) -> WorkflowRun:
+    return WorkflowRun(
+        id=int(raw["id"]),
+        name=str(raw.get("name") or ""),
+        path=str(raw.get("path") or ""),
+        event=str(raw.get("event") or ""),
+        head_sha=str(raw["head_sha"]),
+        status=str(raw.get("status") or ""),
+        conclusion=raw.get("conclusion"),
+        run_attempt=int(raw.get("run_attempt") or 1),
+        created_at=_time(raw["created_at"], f"run {raw['id']} created_at"),
+        run_started_at=_optional_time(raw.get("run_started_at"),
+                                      f"run {raw['id']} run_started_at"),
+        updated_at=_time(raw["updated_at"], f"run {raw['id']} updated_at"),
+        html_url=str(raw.get("html_url") or ""),
+        pull_numbers=tuple(int(p["number"]) for p in raw.get("pull_requests") or []),
+        head_branch=raw.get("head_branch"),
+    )
 
 
 class _ApiError(CouldNotDecide):

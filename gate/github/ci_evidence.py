@@ -9,6 +9,7 @@ came from, so a reviewer (and the trust checks) can trace it.
 
 from __future__ import annotations
 
+import hashlib
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -20,7 +21,7 @@ from gate.errors import CouldNotDecide, InvalidInput
 from gate.evidence.artifact_zip import extract_members
 from gate.evidence.interface import Disqualification, EvidenceItem, Origin
 from gate.evidence.junit import VERIFIER_ID, JUnitRun, run_evidence
-from gate.evidence.junit_model import FailingTest
+from gate.evidence.junit_model import FailingTest, JUnitFile
 from gate.evidence.junit_reader import read_junit_file
 from gate.github.api import Artifact, ArtifactGone, GitHubApi, WorkflowRun
 from gate.timefmt import format_rfc3339
@@ -36,6 +37,9 @@ class CiEvidence:
     links: tuple[str, ...] = ()
     failing: tuple[FailingTest, ...] = field(default_factory=tuple)
     inputs: tuple[tuple[str, str], ...] = ()  # (what, sha256) for the record
+    runs: tuple[WorkflowRun, ...] = ()  # every run listed on the head SHA
+    #: (workflow path, JUnit read) of each artifact that became an item, for test-set checks
+    junit: tuple[tuple[str, JUnitRun], ...] = ()
 
 
 def run_label(run: WorkflowRun) -> str:
@@ -74,17 +78,26 @@ def collect_ci_evidence(
     requested: Sequence[str] = (),
     workdir: Path | None = None,
     max_artifact_bytes: int = MAX_ARTIFACT_BYTES,
+    identities: int | None = None,
 ) -> CiEvidence:
-    """Read the JUnit artifacts of every finished run on `head_sha` (all pages)."""
+    """Read the JUnit artifacts of every finished run on `head_sha` (all pages).
+
+    `identities`: also keep each test's identity (up to that many per file), to compare
+    the head's test set with the base branch's."""
     if not artifact_patterns:
         return CiEvidence()
+    junit_runs: list[tuple[str, JUnitRun]] = []
     items: list[EvidenceItem] = []
     notes: list[str] = []
     links: list[str] = []
     failing: list[FailingTest] = []
     inputs: list[tuple[str, str]] = []
+    runs = api.workflow_runs(head_sha)
+    if not runs:
+        notes.append(f"no workflow run on the head commit {head_sha[:12]}: runs on earlier"
+                     " commits of the PR say nothing about the code as it is now")
     with tempfile.TemporaryDirectory(dir=workdir) as scratch:
-        for run in api.workflow_runs(head_sha):
+        for run in runs:
             if run.head_sha != head_sha:
                 notes.append(f"{run_label(run)} is on {run.head_sha[:12]}, not the head: ignored")
                 continue
@@ -100,7 +113,8 @@ def collect_ci_evidence(
                 continue
             for artifact in wanted:
                 result = _artifact_evidence(
-                    api, run, artifact, head_sha, requested, Path(scratch), max_artifact_bytes
+                    api, run, artifact, head_sha, requested, Path(scratch), max_artifact_bytes,
+                    identities,
                 )
                 if result.note:
                     notes.append(result.note)
@@ -109,12 +123,44 @@ def collect_ci_evidence(
                 items.append(result.item)
                 links.append(f"[{run.name} #{run.id} attempt {run.run_attempt}]({run.html_url})"
                              f" artifact `{artifact.name}`")
+                if result.zip_sha256 is not None:
+                    inputs.append((f"artifact {artifact.name} of run {run.id} (zip)",
+                                   result.zip_sha256))
                 if result.junit is not None:
+                    junit_runs.append((run.path, result.junit))
                     failing.extend(result.junit.failing)
                     inputs.extend((f"artifact {artifact.name}: {f.path}", f.sha256)
                                   for f in result.junit.files)
     return CiEvidence(tuple(items), tuple(n for n in notes if n), tuple(links), tuple(failing),
-                      tuple(inputs))
+                      tuple(inputs), tuple(runs), tuple(junit_runs))
+
+
+def read_artifact_junit(
+    api: GitHubApi,
+    run: WorkflowRun,
+    artifact_patterns: Sequence[str],
+    scratch: Path,
+    max_bytes: int = MAX_ARTIFACT_BYTES,
+    identities: int | None = None,
+) -> tuple[list[JUnitFile], list[str]]:
+    """The JUnit files of one run's matching artifacts (a baseline), and why any are missing."""
+    files: list[JUnitFile] = []
+    notes: list[str] = []
+    for artifact in api.artifacts(run.id):
+        if not any(fnmatchcase(artifact.name, p) for p in artifact_patterns):
+            continue
+        label = f"{run_label(run)} artifact {artifact.name!r}"
+        if artifact.expired:
+            notes.append(f"{label} has expired")
+            continue
+        try:
+            data = api.download_artifact(artifact, max_bytes)
+            members = extract_members(data, label, scratch / f"base-{run.id}-{artifact.id}")
+            files += [read_junit_file(m.path, (), source=f"{label}: {m.name}",
+                                      identities=identities) for m in members]
+        except (CouldNotDecide, InvalidInput) as exc:  # a baseline never blocks: it is noted
+            notes.append(f"{label}: {exc}")
+    return files, notes
 
 
 @dataclass(frozen=True)
@@ -122,6 +168,7 @@ class _ArtifactResult:
     item: EvidenceItem | None = None
     junit: JUnitRun | None = None
     note: str | None = None
+    zip_sha256: str | None = None
 
 
 def _artifact_evidence(
@@ -132,6 +179,7 @@ def _artifact_evidence(
     requested: Sequence[str],
     scratch: Path,
     max_bytes: int,
+    identities: int | None = None,
 ) -> _ArtifactResult:
     label = f"{run_label(run)} artifact {artifact.name!r}"
     if artifact.expired:
@@ -144,12 +192,14 @@ def _artifact_evidence(
     try:
         members = extract_members(data, label, destination)
         files = tuple(
-            read_junit_file(member.path, requested, source=f"{label}: {member.name}")
+            read_junit_file(member.path, requested, source=f"{label}: {member.name}",
+                            identities=identities)
             for member in members
         )
     except InvalidInput as exc:
         # A broken or hostile artifact is not evidence; the reason is shown, never a pass.
-        return _ArtifactResult(item=_broken(run, artifact, label, str(exc)))
+        return _ArtifactResult(item=_broken(run, artifact, label, str(exc)),
+                               zip_sha256=hashlib.sha256(data).hexdigest())
     if not files:
         return _ArtifactResult(note=f"{label} holds no JUnit XML file")
     junit = JUnitRun(files, tuple(requested))
@@ -161,7 +211,8 @@ def _artifact_evidence(
         extensions={**item.evidence.extensions, "x-run": _run_extension(run, artifact),
                     "x-time-source": "run_started_at (GitHub's clock)"},
     )
-    return _ArtifactResult(item=replace(item, evidence=evidence, source=label), junit=junit)
+    return _ArtifactResult(item=replace(item, evidence=evidence, source=label), junit=junit,
+                           zip_sha256=hashlib.sha256(data).hexdigest())
 
 
 MAX_COMMIT_LOOKUPS = 3

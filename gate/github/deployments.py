@@ -4,6 +4,10 @@ A `failure`/`error` status is the pipeline reporting that the deploy did not hap
 contradiction for the claim's `deploy` mutation of that environment. A `success` status is
 the pipeline's own account of the deploy; it is recorded, but by itself it does not count
 (a live request against the deployed thing does, see the probes).
+
+Anyone with write access (any workflow's token) can post a deployment status, so a status
+counts only when its creator is one the owner's policy names (`deployment_creators`); with
+none named, no deployment status counts, in either direction.
 """
 
 from __future__ import annotations
@@ -19,7 +23,9 @@ VERIFIER_ID = f"claim-gate/github-deployments@{__version__}"
 _FAILED = {"failure", "error"}
 
 
-def deployment_evidence(claim: Claim, deployments: Sequence[Deployment]) -> list[EvidenceItem]:
+def deployment_evidence(
+    claim: Claim, deployments: Sequence[Deployment], creators: Sequence[str] = ()
+) -> list[EvidenceItem]:
     items = []
     for deployment in deployments:
         status = deployment.latest_status
@@ -48,7 +54,15 @@ def deployment_evidence(claim: Claim, deployments: Sequence[Deployment]) -> list
         )
         label = f"deployment {deployment.id} to {deployment.environment!r}"
         disqualified = None
-        if status.state == "success":
+        if status.creator not in creators:
+            named = ", ".join(creators) if creators else "none: deployment_creators is not set"
+            disqualified = Disqualification(
+                "untrusted_creator",
+                f"{label} reports {status.state!r}, but that status was posted by"
+                f" {status.creator or 'an unknown account'}, not by a creator the policy trusts"
+                f" ({named}); anyone with write access can post a deployment status",
+            )
+        elif status.state == "success":
             disqualified = Disqualification(
                 "pipeline_account",
                 f"{label} reports success, which is the pipeline's own account of the deploy;"

@@ -2,8 +2,8 @@
 
 The PR, its claim and the policy are read through the API (the policy from the base
 branch, the claim at the head SHA); evidence comes from CI artifacts, workspace JUnit files
-and deployment statuses; each claim file gets its own check run; the worst verdict sets the
-step's outputs and exit code.
+and deployment statuses, judged by who could have shaped it (`gathering`); each claim file
+gets its own check run; the worst verdict sets the step's outputs and exit code.
 """
 
 from __future__ import annotations
@@ -18,17 +18,20 @@ from pathlib import Path
 from gate.claim.model import CheckType, VerdictState
 from gate.errors import CouldNotDecide, InvalidInput
 from gate.evidence.interface import EvidenceItem
-from gate.evidence.junit import read_run, required_tests, run_evidence
+from gate.evidence.junit import required_tests
 from gate.evidence.probe.collect import probe_evidence
 from gate.evidence.probe.definitions import SECTION as PROBES_SECTION
 from gate.evidence.probe.observe import ProbeContext, ProbeIO
-from gate.github.api import CheckRunForbidden, Deployment, GitHubApi
-from gate.github.ci_evidence import collect_ci_evidence
+from gate.github.api import CheckRunForbidden, GitHubApi
 from gate.github.claims import FoundClaim, find_claims, load_found
-from gate.github.deployments import deployed_urls, deployment_evidence
+from gate.github.deployments import deployed_urls
 from gate.github.event import PullRequestRef, Trigger
+from gate.github.gathering import PullFacts, gather, pull_facts
 from gate.github.inputs import ActionInputs, RunnerContext
+from gate.github.removed_tests import apply_removed_tests, removal_lines
 from gate.github.runner_files import append_summary, workflow_command, write_outputs
+from gate.github.trust_policy import RemovedTests, parse_trust_policy
+from gate.github.verification import verification_summary
 from gate.policy import Policy, parse_policy_text
 from gate.report.check_run import (
     Annotation,
@@ -120,15 +123,6 @@ class _Decided:
     summary: str
 
 
-def _workspace_evidence(
-    inputs: ActionInputs, runner: RunnerContext, head_sha: str, requested: Sequence[str]
-) -> list[EvidenceItem]:
-    if not inputs.junit:
-        return []
-    patterns = [p if Path(p).is_absolute() else str(runner.workspace / p) for p in inputs.junit]
-    return [run_evidence(read_run(patterns, requested), head_sha)]
-
-
 def post_check_run(api: GitHubApi, report: CheckRunReport, now: datetime) -> int:
     batches = report.annotation_batches()
     payload = {
@@ -198,12 +192,12 @@ def run_gate(
                 " ```completion-claim block in the PR body", details_url=details_url,
             )
             return _finish(api, [report], [], runner, clock, emit, inputs)
-        deployments = api.deployments(head_sha)
+        facts = pull_facts(api, pull, parse_trust_policy(policy.sections, policy.source),
+                           inputs.check_name)
         decided = []
         for claim_file in found:
-            decided.append(_decide_one(api, claim_file, policy, inputs, runner, head_sha,
-                                       deployments, clock, details_url, len(found) > 1,
-                                       probe_io))
+            decided.append(_decide_one(api, claim_file, policy, inputs, runner, facts,
+                                       clock, details_url, len(found) > 1, probe_io))
         return _finish(api, [d.report for d in decided], decided, runner, clock, emit, inputs)
     except CheckRunForbidden:
         raise
@@ -222,13 +216,13 @@ def _decide_one(
     policy: Policy,
     inputs: ActionInputs,
     runner: RunnerContext,
-    head_sha: str,
-    deployments: Sequence[Deployment],
+    facts: PullFacts,
     clock: Callable[[], datetime],
     details_url: str | None,
     several: bool,
     probe_io: ProbeIO | None,
 ) -> _Decided:
+    head_sha = facts.pull.head_sha
     name = f"{inputs.check_name} ({found.repo_path or 'PR body'})" if several else inputs.check_name
     try:
         loaded = load_found(found)
@@ -244,32 +238,45 @@ def _decide_one(
                 title="invalid completion claim", message=str(exc)),))
         return _Decided(found, report, None, None, report.summary)
     requested = required_tests(policy, loaded.claim, found.label)
-    ci = collect_ci_evidence(api, head_sha, inputs.artifact_names, requested,
-                             workdir=runner.workspace if runner.workspace.is_dir() else None)
+    ci = gather(api, facts, loaded.claim, requested, inputs, runner)
     evidence: list[EvidenceItem] = list(ci.items)
-    evidence += _workspace_evidence(inputs, runner, head_sha, requested)
-    evidence += deployment_evidence(loaded.claim, deployments)
     if probe_io is not None and PROBES_SECTION in policy.sections:
         evidence += probe_evidence(loaded.claim, policy, ProbeContext(
-            head_sha=head_sha, environment_urls=deployed_urls(deployments),
+            head_sha=head_sha, environment_urls=deployed_urls(facts.deployments),
             claim_sha256=loaded.document.sha256,
         ), probe_io)
     now = clock()
-    verdict = decide(loaded.claim, evidence, policy, now)
+    verdict = apply_removed_tests(decide(loaded.claim, evidence, policy, now),
+                                  ci.comparisons, facts.trust.removed_tests)
     record = completed_record(loaded.document.raw, verdict)
     record["x-claim-gate-notes"] = list(ci.notes)
+    record["x-verification"] = verification_summary(
+        repository=api.repository, pull=facts.pull, verdict=verdict, claim_label=found.label,
+        claim_bytes=found.data, inputs=ci.inputs, arrival=ci.arrival,
+        comparisons=ci.comparisons)
+    removed = removal_lines(ci.comparisons)
     test_annotations = [
         Annotation(path=t.file, line=t.line or 1, level="failure",
                    title=f"{t.outcome.label}: {t.identity}", message=t.message or t.identity)
         for t in ci.failing if t.file
+    ] + [
+        Annotation(path=found.repo_path or ".claim.json", line=1,
+                   level="warning" if facts.trust.removed_tests is RemovedTests.WARN
+                   else "failure", title="tests removed or skipped", message=line)
+        for line in removed
     ]
     report = build_check_run(
         name=name, head_sha=head_sha, verdict=verdict, loaded=loaded,
         claim_repo_path=found.repo_path or ".claim.json", record=record, mode=inputs.mode,
-        links=ci.links, notes=ci.notes, extra_annotations=test_annotations,
-        details_url=details_url,
+        links=ci.links, extra_annotations=test_annotations, details_url=details_url,
+        sections=[("Tests removed or skipped on the head", removed), ("Not counted", ci.notes)],
     )
-    summary = render_markdown(loaded.claim, verdict, found.label, ci.links, ci.notes)
+    summary = render_markdown(loaded.claim, verdict, found.label, ci.links)
+    if removed:
+        summary += "\n### Tests removed or skipped on the head\n\n" + "\n".join(
+            f"- {line}" for line in removed) + "\n"
+    if ci.notes:
+        summary += "\n### Not counted\n\n" + "\n".join(f"- {n}" for n in ci.notes) + "\n"
     return _Decided(found, report, verdict, json.dumps(record, indent=2), summary)
 
 

@@ -42,6 +42,8 @@ class ActionInputs:
     api_url: str
     trusted_verifiers: tuple[str, ...]
     pr: int | None
+    app_id: str = ""
+    app_private_key: str = ""
 
 
 @dataclass(frozen=True)
@@ -54,6 +56,16 @@ class RunnerContext:
     repository: str
     server_url: str
     run_id: str | None
+    workflow_ref: str | None = None
+
+    @property
+    def workflow_path(self) -> str | None:
+        """This job's workflow file, from `owner/repo/.github/workflows/x.yml@ref`."""
+        if not self.workflow_ref:
+            return None
+        path = self.workflow_ref.split("@", 1)[0]
+        prefix = f"{self.repository}/"
+        return path[len(prefix):] if path.startswith(prefix) else None
 
     @property
     def details_url(self) -> str | None:
@@ -65,7 +77,15 @@ class RunnerContext:
 def read_inputs(env: Mapping[str, str]) -> ActionInputs:
     source = "action inputs"
     token = _input(env, "github-token")
-    if not token:
+    app_id = _input(env, "app-id")
+    app_key = env.get("INPUT_APP-PRIVATE-KEY", "").strip()
+    if bool(app_id) != bool(app_key):
+        raise InvalidInput(source, "app-id" if not app_id else "app-private-key",
+                           "`app-id` and `app-private-key` go together",
+                           "pass both (the key from a secret), or neither")
+    if app_id and not app_id.isdigit():
+        raise InvalidInput(source, "app-id", f"{app_id!r} is not a GitHub App id (a number)")
+    if not token and not app_id:
         raise InvalidInput(source, "github-token", "no token", "pass `github-token`")
     mode_text = _input(env, "mode", "enforce") or "enforce"
     try:
@@ -102,6 +122,8 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
         api_url=api_url,
         trusted_verifiers=_list(_input(env, "trusted-verifiers")),
         pr=pr,
+        app_id=app_id,
+        app_private_key=app_key,
     )
 
 
@@ -121,4 +143,5 @@ def read_runner(env: Mapping[str, str]) -> RunnerContext:
         repository=env["GITHUB_REPOSITORY"],
         server_url=env.get("GITHUB_SERVER_URL", "https://github.com"),
         run_id=env.get("GITHUB_RUN_ID"),
+        workflow_ref=env.get("GITHUB_WORKFLOW_REF") or None,
     )

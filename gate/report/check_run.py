@@ -14,7 +14,7 @@ from typing import Any
 
 from gate.claim.loader import LoadedClaim
 from gate.claim.model import JSON, VerdictState
-from gate.report.markdown import fit_blocks, markdown_blocks
+from gate.report.markdown import Block, cell, fit_blocks, markdown_blocks
 from gate.verdict import Unmet, Verdict
 
 MAX_OUTPUT_CHARS = 65535
@@ -152,9 +152,16 @@ def build_check_run(
     notes: Sequence[str] = (),
     extra_annotations: Sequence[Annotation] = (),
     details_url: str | None = None,
+    sections: Sequence[tuple[str, Sequence[str]]] = (),
 ) -> CheckRunReport:
+    """`sections`: (heading, bullet lines) added to the summary, e.g. what was not counted."""
     annotations = claim_annotations(verdict, loaded, claim_repo_path) + list(extra_annotations)
     blocks = markdown_blocks(loaded.claim, verdict, claim_repo_path, links, notes)
+    for heading, lines in sections:
+        if lines:
+            blocks += [Block(("", f"### {heading}", "")),
+                       Block(tuple(f"- {cell(line)}" for line in lines), what=heading.lower()),
+                       Block(("",))]
     summary = fit_blocks(blocks, MAX_OUTPUT_CHARS - 400)
     if len(annotations) > MAX_ANNOTATIONS:
         summary += (

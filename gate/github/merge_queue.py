@@ -1,0 +1,117 @@
+"""The merge queue: a group's commit passes only if its PR's own gate check passed.
+
+A merge group's commit is new (the base with the queued PRs applied), so no claim was ever
+decided on it. The group's PR is named by its `head_ref`
+(`gh-readonly-queue/{base}/pr-{number}-{base_sha}`, as GitHub documents; each PR ahead in
+the queue has its own group and its own check). The group passes only if that PR's latest
+check of the gate's name on the head the queue holds was posted by the same App as this
+run's token (learnt from the check run this run opens on the group) and concluded
+`success`. Anything else - no check, a check from another App under the same name, a check
+on an older head, a neutral or failed one - fails, naming the PR.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from gate.errors import CouldNotDecide
+from gate.github.api import CheckRunInfo, GitHubApi
+from gate.github.event import PullRequestRef, Trigger
+from gate.report.check_run import Mode
+from gate.timefmt import format_rfc3339
+
+
+@dataclass(frozen=True)
+class GroupDecision:
+    passed: bool
+    title: str
+    summary: str
+
+
+def _judge_pull(
+    pull: PullRequestRef, checks: Sequence[CheckRunInfo], name: str, app_id: int | None,
+    app_slug: str,
+) -> str | None:
+    """None when the PR's gate check on its head passed; else why not, for a reviewer."""
+    ours = [c for c in checks if c.name == name and c.app_id == app_id]
+    others = [c for c in checks if c.name == name and c.app_id != app_id]
+    ignored = ""
+    if others:
+        ignored = " (a check of the same name from " + ", ".join(
+            sorted({c.app_slug or "another app" for c in others})
+        ) + " is ignored: only the gate's own App counts)"
+    if not ours:
+        return f"PR #{pull.number} has no {name!r} check from {app_slug} on its head" \
+            f" {pull.head_sha[:12]}{ignored}"
+    latest = max(ours, key=lambda c: c.id)
+    if latest.status != "completed" or latest.conclusion != "success":
+        state = latest.conclusion or latest.status
+        return f"PR #{pull.number}'s {name!r} check on its head {pull.head_sha[:12]} is" \
+            f" {state}, not verified{ignored}"
+    return None
+
+
+def decide_group(
+    api: GitHubApi, trigger: Trigger, name: str, app_id: int | None, app_slug: str,
+    now: Callable[[], datetime],
+) -> GroupDecision:
+    """Judge the group's PRs; CouldNotDecide when the group names none."""
+    assert trigger.merge_group_sha is not None
+    numbers: list[int] = []
+    if trigger.pull_number is not None:
+        numbers.append(trigger.pull_number)
+    if not numbers:
+        raise CouldNotDecide(
+            "the merge group's head_ref names no pull request (expected"
+            " gh-readonly-queue/<base>/pr-<number>-<sha>)"
+        )
+    problems = []
+    verified = []
+    for number in numbers:
+        pull = api.pull(number)
+        checks = api.check_runs(pull.head_sha, name)
+        problem = _judge_pull(pull, checks, name, app_id, app_slug)
+        if problem:
+            problems.append(problem)
+        else:
+            verified.append(f"PR #{number} at {pull.head_sha[:12]}")
+    group = trigger.merge_group_sha[:12]
+    when = format_rfc3339(now())
+    if problems:
+        return GroupDecision(
+            False, f"merge group {group}: not every PR is verified",
+            "The merge group cannot pass: " + "; ".join(problems) + f". Decided at {when}.\n",
+        )
+    return GroupDecision(
+        True, f"merge group {group}: every PR is verified",
+        "Every PR in the merge group has a verified completion claim on the head the queue"
+        f" holds ({', '.join(verified)}), posted by {app_slug}. Decided at {when}.\n",
+    )
+
+
+def run_merge_group(
+    api: GitHubApi, trigger: Trigger, name: str, mode: Mode, clock: Callable[[], datetime],
+) -> GroupDecision:
+    """Open the group's check (which tells whose App this run is), judge, then complete it."""
+    assert trigger.merge_group_sha is not None
+    opened = api.create_check_run({
+        "name": name, "head_sha": trigger.merge_group_sha, "status": "in_progress",
+        "started_at": format_rfc3339(clock()),
+    })
+    try:
+        decision = decide_group(api, trigger, name, opened.app_id,
+                                opened.app_slug or "this App", clock)
+    except CouldNotDecide as exc:
+        decision = GroupDecision(False, "merge group: could not decide",
+                                 f"claim-gate could not decide: {exc}\n")
+    conclusion = "success" if decision.passed else "failure"
+    if mode is Mode.OBSERVE and not decision.passed:
+        conclusion = "neutral"
+    api.update_check_run(opened.id, {
+        "status": "completed", "conclusion": conclusion,
+        "completed_at": format_rfc3339(clock()),
+        "output": {"title": decision.title, "summary": decision.summary},
+    })
+    return decision

@@ -1,0 +1,136 @@
+"""Is a piece of CI evidence out of the PR's reach? Which workflow made it, and when.
+
+On a `pull_request` event GitHub runs the workflow file *from the PR*: an agent that edits
+`.github/workflows/ci.yml`, a composite action, `conftest.py` or the test runner's config can
+make its "independent" JUnit say anything. So evidence whose producing workflow or evidence
+chain the PR changed is `producer_modified` (it never counts, unless the owner's policy
+says `evidence_chain.allow_pr_changes: true`); evidence from a workflow the policy does not
+trust is `untrusted_workflow`; and a run that started before the head commit arrived on
+GitHub is `before_arrival` (it ran on something else: an earlier visit of the SHA, or a
+commit since replaced).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from fnmatch import fnmatchcase
+
+from gate.claim.model import JSON, VerifierKind
+from gate.evidence.interface import Disqualification, EvidenceItem
+from gate.github.api import ChangedFile
+from gate.github.arrival import Arrival
+from gate.github.trust_policy import TrustPolicy
+from gate.timefmt import format_rfc3339
+
+#: GitHub lists at most this many files of a PR; beyond it the chain cannot be checked.
+MAX_LISTED_FILES = 3000
+_SHOWN = 5
+#: Disqualifications that make the evidence the agent's own word (recorded as self-attested).
+_AGENTS_WORD = frozenset({"producer_modified", "untrusted_workflow"})
+
+
+@dataclass(frozen=True)
+class PullChanges:
+    """The paths a PR touches (a rename touches both its old and its new path)."""
+
+    paths: frozenset[str]
+    complete: bool
+
+    @classmethod
+    def of(cls, files: Sequence[ChangedFile]) -> PullChanges:
+        paths = {f.filename for f in files} | {
+            f.previous_filename for f in files if f.previous_filename
+        }
+        return cls(frozenset(paths), len(files) < MAX_LISTED_FILES)
+
+    def matching(self, globs: Sequence[str]) -> list[str]:
+        return sorted(p for p in self.paths if any(fnmatchcase(p, g) for g in globs))
+
+
+def workflow_of(item: EvidenceItem) -> str | None:
+    """The workflow file that produced an item (`x-run.workflow_path`), if it says."""
+    run = item.evidence.extensions.get("x-run")
+    if isinstance(run, dict) and isinstance(run.get("workflow_path"), str):
+        return str(run["workflow_path"])
+    return None
+
+
+def _listed(paths: Sequence[str]) -> str:
+    shown = ", ".join(paths[:_SHOWN])
+    return shown + (f" and {len(paths) - _SHOWN} more" if len(paths) > _SHOWN else "")
+
+
+def _verdict_on(
+    workflow: str | None, changes: PullChanges, trust: TrustPolicy
+) -> Disqualification | None:
+    what = f"the workflow {workflow}" if workflow else "the workflow that ran the tests"
+    if trust.trusted_workflows is not None and workflow not in trust.trusted_workflows:
+        return Disqualification(
+            "untrusted_workflow",
+            f"it was produced by {what}, which is not among the workflows the policy trusts"
+            f" ({_listed(list(trust.trusted_workflows))})",
+        )
+    if trust.allow_pr_changes:
+        return None
+    if not changes.complete:
+        return Disqualification(
+            "producer_modified",
+            f"the PR changes {MAX_LISTED_FILES} or more files, more than GitHub lists, so"
+            " whether it edited the workflow or test set-up that produced this evidence cannot"
+            " be checked",
+        )
+    if workflow is not None and workflow in changes.paths:
+        return Disqualification(
+            "producer_modified",
+            f"the PR itself edits {workflow}, the workflow that produced this evidence; a pull"
+            " request's run uses the PR's own copy of that file, so its results are the"
+            " agent's word, not an independent observation",
+        )
+    touched = changes.matching(trust.chain)
+    if touched:
+        return Disqualification(
+            "producer_modified",
+            f"the PR itself edits the evidence chain ({_listed(touched)}): the CI set-up or"
+            " test configuration that produced this evidence is the agent's own, so its"
+            " results do not count as independent",
+        )
+    return None
+
+
+def judge_provenance(
+    item: EvidenceItem,
+    changes: PullChanges,
+    trust: TrustPolicy,
+    arrival: Arrival,
+    workflow: str | None = None,
+) -> EvidenceItem:
+    """The item, disqualified when the PR could reach its producer or it predates the head."""
+    workflow = workflow or workflow_of(item)
+    found = _verdict_on(workflow, changes, trust)
+    at = item.evidence.at
+    if found is None and arrival.at is None:
+        found = Disqualification(
+            "before_arrival", f"{arrival.describe()}, so no run can be shown to have tested it",
+        )
+    elif found is None and arrival.at is not None and at < arrival.at:
+        found = Disqualification(
+            "before_arrival",
+            f"the run started at {format_rfc3339(at)}, before the head commit arrived on GitHub"
+            f" ({arrival.describe()}): it tested an earlier push, not this one (commit dates"
+            " are the pusher's and are never used)",
+        )
+    chain: dict[str, JSON] = {
+        "workflow_path": workflow,
+        "changed_by_pr": list(changes.matching(trust.chain)) + (
+            [workflow] if workflow and workflow in changes.paths
+            and workflow not in changes.matching(trust.chain) else []),
+        "arrival": arrival.as_json(),
+    }
+    evidence = replace(item.evidence,
+                       extensions={**item.evidence.extensions, "x-provenance": chain})
+    if found is not None and found.code in _AGENTS_WORD:
+        # The producer was the PR's own: the record shows the evidence as self-attested.
+        evidence = replace(evidence, verifier=replace(evidence.verifier,
+                                                      kind=VerifierKind.SELF_ATTESTED))
+    return replace(item, evidence=evidence, disqualified=found or item.disqualified)
