@@ -241,3 +241,14 @@ class RecordsService:
 
 def at(text: str) -> datetime:
     return dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+@contextmanager
+def records_service(folder: Path, token: str) -> Iterator[tuple[RecordsService, Server]]:
+    """A SQLite-backed system of record served on 127.0.0.1 for the block's duration."""
+    service = RecordsService(folder / "records.sqlite3", token)
+    try:
+        with serve(service) as server:
+            yield service, server
+    finally:
+        service.close()

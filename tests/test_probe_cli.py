@@ -17,7 +17,16 @@ from gate.claim.schema import validator
 from gate.cli import main
 from gate.evidence.probe.http import HttpTransport
 from gate.evidence.probe.observe import ProbeIO
-from tests.probe_support import FakeClock, RecordsService, Reply, Seen, Server, at, serve
+from tests.probe_support import (
+    FakeClock,
+    RecordsService,
+    Reply,
+    Seen,
+    Server,
+    at,
+    records_service,
+    serve,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 TOKEN = "cli-secret-Zz81-do-not-leak"
@@ -26,12 +35,8 @@ EXAMPLE_PORT = "127.0.0.1:8787"
 
 @pytest.fixture
 def records(tmp_path: Path) -> Iterator[tuple[RecordsService, Server]]:
-    service = RecordsService(tmp_path / "records.sqlite3", TOKEN)
-    try:
-        with serve(service) as server:
-            yield service, server
-    finally:
-        service.close()
+    with records_service(tmp_path, TOKEN) as running:
+        yield running
 
 
 def _write(service: RecordsService, server: Server, zip_code: str) -> None:

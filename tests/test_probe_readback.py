@@ -15,7 +15,7 @@ from gate.errors import InvalidInput
 from gate.evidence.probe.http import HttpTransport
 from gate.evidence.probe.observe import PROBE_VERIFIER_ID, ProbeIO
 from gate.verify import VerifyOptions, VerifyResult, run_verify
-from tests.probe_support import FakeClock, RecordsService, Server, at, serve
+from tests.probe_support import FakeClock, RecordsService, Server, at, records_service, serve
 
 ROOT = Path(__file__).resolve().parent.parent
 TOKEN = "rb-secret-7Qx9-never-print-me"
@@ -24,12 +24,8 @@ WRITTEN_AT = "2026-08-27T18:04:02Z"
 
 @pytest.fixture
 def records(tmp_path: Path) -> Iterator[tuple[RecordsService, Server]]:
-    service = RecordsService(tmp_path / "records.sqlite3", TOKEN)
-    try:
-        with serve(service) as server:
-            yield service, server
-    finally:
-        service.close()
+    with records_service(tmp_path, TOKEN) as running:
+        yield running
 
 
 def _call(server: Server, method: str, path: str, fields: dict[str, Any] | None = None) -> Any:
