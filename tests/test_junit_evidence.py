@@ -134,6 +134,23 @@ def test_a_dirty_tree_does_not_count(tmp_path: Path) -> None:
     assert item.disqualified.code == "dirty_tree"
 
 
+@pytest.mark.parametrize("order", [("false", "true"), ("true", "false"), ("unknown", "false")])
+def test_one_dirty_shard_in_a_merged_file_makes_it_dirty(
+    tmp_path: Path, order: tuple[str, str]
+) -> None:
+    """Shards merged into one file each carry their own binding: a later clean one must
+    not hide an earlier dirty one."""
+    suites = [
+        Suite(f"shard{index}", (Case(f"t{index}"),), AFTER,
+              (("claim-gate.tree_clean", clean),))
+        for index, clean in enumerate(order)
+    ]
+    path = write_junit(tmp_path / "merged.xml", suites)
+    item = run_evidence(read_run([str(path)]))
+    assert item.disqualified is not None
+    assert item.disqualified.code == "dirty_tree"
+
+
 def test_a_naive_timestamp_uses_the_file_time_and_says_so(tmp_path: Path) -> None:
     item = run_evidence(_run(tmp_path, Case("a"), timestamp="2026-08-27T18:05:00"))
     files = item.evidence.extensions["x-junit"]["files"]

@@ -44,7 +44,7 @@ from gate.claim.model import JSON, CheckType, Claim, Evidence, Verifier, Verifie
 from gate.errors import InvalidInput
 from gate.evidence.interface import Disqualification, EvidenceItem, Origin
 from gate.evidence.junit_model import FailingTest, JUnitFile, Outcome, Totals
-from gate.evidence.junit_reader import DEFAULT_MAX_JUNIT_BYTES, read_junit_file
+from gate.evidence.junit_reader import DEFAULT_MAX_JUNIT_BYTES, NOT_CLEAN, read_junit_file
 from gate.policy import Policy
 from gate.timefmt import format_rfc3339
 
@@ -54,7 +54,6 @@ CLAIM_FIELD = "x-required-tests"
 #: Failing tests listed by name in an evidence record (all are counted; the list is capped).
 MAX_LISTED_FAILURES = 50
 _GLOB_CHARS = frozenset("*?[")
-_FALSE = frozenset({"false", "0", "no", "dirty"})
 
 __all__ = [
     "DEFAULT_MAX_JUNIT_BYTES",
@@ -178,7 +177,7 @@ def _disqualification(
                         f"{file.path} says it tested commit {commit} ({prop}), not the head"
                         f" {head_sha}: it is about other code",
                     )
-        if file.tree_clean is not None and file.tree_clean.strip().lower() in _FALSE:
+        if file.tree_clean is not None and file.tree_clean.strip().lower() in NOT_CLEAN:
             return Disqualification(
                 "dirty_tree",
                 f"{file.path} was written from a working tree with uncommitted changes"

@@ -62,6 +62,8 @@ _SCAN_CHARS = 10_000
 #: Properties naming the commit a run tested (the pytest plugin writes the first).
 COMMIT_PROPERTIES = ("claim-gate.commit", "git.commit", "vcs.revision")
 TREE_CLEAN_PROPERTY = "claim-gate.tree_clean"
+#: `claim-gate.tree_clean` values that say the run was on a dirty tree.
+NOT_CLEAN = frozenset({"false", "0", "no", "dirty"})
 
 _TAGS = (
     "{*}testcase", "{*}testsuite", "{*}testsuites", "{*}property", "{*}failure", "{*}error",
@@ -421,8 +423,10 @@ class _Counter:
         value = (prop.get("value") or prop.text or "").strip()
         if name in COMMIT_PROPERTIES and value:
             self.commits[(name, value)] = None
-        elif name == TREE_CLEAN_PROPERTY:
-            self.tree_clean = value
+        elif name == TREE_CLEAN_PROPERTY and (
+            self.tree_clean is None or value.lower() in NOT_CLEAN
+        ):
+            self.tree_clean = value  # shards merged into one file: any dirty one decides
 
     # -- the end ----------------------------------------------------------------------
     def totals(self) -> tuple[Totals, list[FailingTest]]:
