@@ -230,6 +230,12 @@ def test_a_glob_matching_nothing_is_invalid_input(tmp_path: Path) -> None:
         read_run([str(tmp_path / "**" / "*.xml")])
 
 
+def test_an_existing_file_with_glob_characters_in_its_name_is_read(tmp_path: Path) -> None:
+    """`TEST-Foo[1].xml` names a file: read it, not the glob (which would match `Foo1`)."""
+    path = write_junit(tmp_path / "TEST-Foo[1].xml", [Suite("s", (Case("a"),), AFTER)])
+    assert read_run([str(path)]).totals.tests == 1
+
+
 def test_the_failing_list_is_capped_but_every_failure_counts(tmp_path: Path) -> None:
     cases = (*(Case(f"t{i}", result="failure") for i in range(60)), Case("ok"))
     item = run_evidence(_run(tmp_path, *cases))

@@ -105,12 +105,13 @@ class JUnitRun:
 
 
 def expand_paths(patterns: Iterable[str]) -> tuple[Path, ...]:
-    """Paths and globs (`**` allowed) to files, in order, without repeats.
+    """Paths and globs (`**` allowed) to files, in order, without repeats. A pattern that
+    names an existing file is that file (`TEST-Foo[1].xml` is not a glob for `Foo1`).
 
     A glob matching nothing is invalid input, never a silent pass with no evidence."""
     found: dict[Path, None] = {}
     for pattern in patterns:
-        if _GLOB_CHARS & set(pattern):
+        if _GLOB_CHARS & set(pattern) and not Path(pattern).is_file():
             # glob.glob, not Path.glob: it takes absolute patterns as the operator wrote them.
             matches = sorted(glob.glob(pattern, recursive=True))  # noqa: PTH207
             files = [Path(m) for m in matches if Path(m).is_file()]
