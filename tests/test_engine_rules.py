@@ -140,6 +140,18 @@ def test_rule3_test_run_without_covers_covers_code_changes_only() -> None:
     assert verdict.assessments[0].supports == ("c1",)
 
 
+
+def test_rule3_the_policy_chooses_which_kinds_a_test_run_covers() -> None:
+    """`code_change_kinds` is configurable: a kind left out stays unmet, one added is covered."""
+    mutations = claim([mutation("c1", kind="file_edit", target="app.py"),
+                       mutation("g1", kind="schema_migration")])
+    run = evidence(covers=(), check_type=CheckType.TEST_RUN, verifier="ci/junit")
+    policy = replace(POLICY, code_change_kinds=("schema_migration",))
+    verdict = decide(mutations, [item(run)], policy, NOW)
+    assert [(u.mutation, u.code) for u in verdict.unmet] == [("c1", "no_evidence")]
+    assert verdict.assessments[0].supports == ("g1",)
+
+
 # Rule 4: absence is unverified, never verified.
 
 def test_rule4_no_evidence_is_unverified() -> None:
