@@ -163,6 +163,29 @@ def test_junit_command_text(tmp_path: Path) -> None:
     assert lines[-1] == "  - ERROR tests.test_x.TestY::test_b: boom"
 
 
+def test_text_from_a_junit_file_cannot_start_a_workflow_command(tmp_path: Path) -> None:
+    """Test names and messages are the test author's text; in a GitHub Actions step a line
+    of output starting with `::` is a workflow command, so line breaks are shown escaped."""
+    sha = "0" * 40
+    body = (
+        '<testsuite name="s" timestamp="2026-08-27T18:06:00Z"><properties>'
+        f'<property name="claim-gate.commit" value="{sha}&#10;::error::commit"/></properties>'
+        '<testcase classname="c" name="t&#10;::error::name">'
+        '<failure message="boom&#13;&#10;::add-mask::x"/></testcase>'
+        '<testcase classname="c" name="f&#10;::notice::flaky"><flakyFailure/></testcase>'
+        "</testsuite>"
+    )
+    junit = tmp_path / "junit.xml"
+    junit.write_text(body, encoding="utf-8")
+    outputs = [_cli("junit", str(junit))[1],
+               _cli("verify", str(_claim(tmp_path)), "--junit", str(junit),
+                    "--head-sha", "1" * 40)[1]]
+    for out in outputs:
+        assert "::error::name" in out
+        assert not [line for line in out.splitlines() if line.startswith("::")], out
+        assert "boom\\r\\n::add-mask::x" in out
+
+
 def test_junit_command_json_per_file_and_total(tmp_path: Path) -> None:
     first = _junit(tmp_path, Case("test_a"), name="a.xml")
     _junit(tmp_path, Case("test_b", result="failure"), name="b.xml")

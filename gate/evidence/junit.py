@@ -175,7 +175,7 @@ def _disqualification(
                 if not any(_same_commit(commit, sha) for sha in bound):
                     return Disqualification(
                         "other_commit",
-                        f"{file.path} says it tested commit {commit} ({prop}), not the head"
+                        f"{file.path} says it tested commit {commit[:80]!r} ({prop}), not the head"
                         f" {head_sha}: it is about other code",
                     )
         if file.tree_clean is not None and file.tree_clean.strip().lower() in NOT_CLEAN:

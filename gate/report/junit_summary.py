@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 
 from gate.evidence.junit import JUnitRun
@@ -10,6 +11,13 @@ from gate.evidence.junit_model import FailingTest, JUnitFile, Totals
 from gate.timefmt import format_rfc3339
 
 _MAX_TEXT_FAILURES = 100
+#: Line breaks and other control characters, shown escaped: a test's name and message are its
+#: author's text, and in a GitHub Actions step an output line starting with `::` is a command.
+_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def _shown(lines: Iterable[str]) -> str:
+    return "\n".join(_CONTROL.sub(lambda found: repr(found[0])[1:-1], line) for line in lines)
 
 
 def _counts(totals: Totals) -> str:
@@ -56,7 +64,7 @@ def render_junit_text(run: JUnitRun) -> str:
     if failing:
         lines.append(f"failing tests ({len(failing)}):")
         lines.extend(_failing_lines(failing, "  "))
-    return "\n".join(lines) + "\n"
+    return _shown(lines) + "\n"
 
 
 def render_junit_json(run: JUnitRun) -> str:
@@ -101,4 +109,4 @@ def render_junit_appendix(run: JUnitRun) -> str:
         status = run.named_status()
         lines.extend(f"  - named test failed: {name}" for name in status.failed)
         lines.extend(f"  - named test did not run: {name}" for name in status.missing)
-    return "\n".join(lines) + "\n"
+    return _shown(lines) + "\n"
