@@ -120,6 +120,19 @@ def test_a_run_on_another_commit_does_not_count(
         assert decide(_claim(), [item], default_policy(), NOW).state is VerdictState.UNVERIFIED
 
 
+@pytest.mark.parametrize("suffix", ["-dirty", "+dirty", ".dirty", " (modified)"])
+def test_a_commit_property_with_more_than_the_head_is_not_the_head(
+    tmp_path: Path, suffix: str
+) -> None:
+    """`git describe --always --dirty --abbrev=40` writes the full sha then `-dirty`: that
+    is not the head's code, though the head's sha is a prefix of it."""
+    head = "0123456789abcdef0123456789abcdef01234567"
+    run = _run(tmp_path, Case("a"), properties=(("git.commit", head + suffix),))
+    item = run_evidence(run, head)
+    assert item.disqualified is not None
+    assert item.disqualified.code == "other_commit"
+
+
 def test_a_failing_run_on_another_commit_is_unverified_not_refuted(tmp_path: Path) -> None:
     run = _run(tmp_path, Case("a", result="failure"), properties=(("vcs.revision", "1111111"),))
     verdict = decide(_claim(), [run_evidence(run, "2222222")], default_policy(), NOW)

@@ -34,6 +34,7 @@ change fails a test, or whose named test failed, did not run, or was only skippe
 from __future__ import annotations
 
 import glob
+import re
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,6 +55,7 @@ CLAIM_FIELD = "x-required-tests"
 #: Failing tests listed by name in an evidence record (all are counted; the list is capped).
 MAX_LISTED_FAILURES = 50
 _GLOB_CHARS = frozenset("*?[")
+_HEX = re.compile(r"[0-9a-f]+")
 
 __all__ = [
     "DEFAULT_MAX_JUNIT_BYTES",
@@ -160,7 +162,10 @@ def required_tests(policy: Policy, claim: Claim, claim_source: str) -> tuple[str
 
 
 def _same_commit(found: str, head: str) -> bool:
+    """The same commit, abbreviated or not; `<sha>-dirty` and the like are not a commit id."""
     found, head = found.strip().lower(), head.strip().lower()
+    if _HEX.fullmatch(found) is None:
+        return False
     shorter = min(len(found), len(head))
     return shorter >= 7 and found[:shorter] == head[:shorter]
 
