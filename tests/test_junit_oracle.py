@@ -30,13 +30,17 @@ def _local(tag: str) -> str:
 def oracle(path: Path) -> tuple[Totals, set[str]]:
     """Totals and failing identities, by the rule, from the whole tree."""
     root = etree.parse(str(path), etree.XMLParser(resolve_entities=False)).getroot()
-    attempts: dict[str, list[tuple[int, bool]]] = {}
+    attempts: dict[tuple[int, str], list[tuple[int, bool]]] = {}
     unnamed = 0
-    for element in root.iter():
+    scope = 0  # attempts merge only within one <testsuite> element: count the closed ones
+    for _, element in etree.iterwalk(root, events=("end",)):
         if not isinstance(element.tag, str):
             continue
         tag = _local(element.tag)
         parent = element.getparent()
+        if tag == "testsuite":
+            scope += 1
+            continue
         if tag == "testcase":
             severity = max(
                 (_SEVERITY.get(_local(c.tag), 0) for c in element if isinstance(c.tag, str)),
@@ -64,10 +68,10 @@ def oracle(path: Path) -> tuple[Totals, set[str]]:
             key = f"{classname}::{name}"
         else:
             key = f"{suite}::{name}" if suite else name
-        attempts.setdefault(key, []).append((severity, retried and severity == 0))
+        attempts.setdefault((scope, key), []).append((severity, retried and severity == 0))
     tests = passed = failures = errors = skipped = flaky = 0
     failing: set[str] = set()
-    for key, tries in attempts.items():
+    for (_, key), tries in attempts.items():
         final = tries[-1][0]
         tests += 1
         if final == 0:

@@ -97,6 +97,30 @@ def test_same_test_in_two_files_counts_twice(tmp_path: Path) -> None:
     assert run.totals == Totals(tests=2, passed=1, failures=1)
 
 
+@pytest.mark.parametrize("plain_pass", [True, False], ids=["plain-pass", "pass-with-output"])
+def test_a_pass_in_another_suite_element_never_hides_a_failure(
+    tmp_path: Path, plain_pass: bool
+) -> None:
+    """A file merged from two runs (py310 failed, py311 passed): two runs, one failure."""
+    passing = ('<testcase classname="c" name="t"/>' if plain_pass else
+               '<testcase classname="c" name="t"><system-out>ok</system-out></testcase>')
+    text = ('<?xml version="1.0"?>\n<testsuites>'
+            '<testsuite name="py310"><testcase classname="c" name="t"><failure/></testcase>'
+            '</testsuite>'
+            f'<testsuite name="py311">{passing}</testsuite></testsuites>\n')
+    read = read_junit_file(write_text(tmp_path / "merged.xml", text))
+    assert read.totals == Totals(tests=2, passed=1, failures=1)
+    assert [t.identity for t in read.failing] == ["c::t"]
+    assert read.flaky == ()
+
+
+def test_a_failure_then_a_pass_in_one_suite_element_is_a_flaky_pass(tmp_path: Path) -> None:
+    body = ('<testcase classname="c" name="t"><failure/></testcase>'
+            '<testcase classname="c" name="t"/>')
+    read = read_junit_file(write_text(tmp_path / "r.xml", _suite(body)))
+    assert read.totals == Totals(tests=1, passed=1, flaky=1)
+
+
 def test_unnamed_cases_are_never_merged(tmp_path: Path) -> None:
     body = "<testcase/><testcase><failure/></testcase><testcase/>"
     read = read_junit_file(write_text(tmp_path / "r.xml", _suite(body)))

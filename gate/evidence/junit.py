@@ -10,10 +10,13 @@ ignored because writers often get them wrong):
    `notrun`/`skipped`/`disabled`. Surefire's `flakyFailure`/`flakyError` (failed, then
    passed on rerun) and `rerunFailure`/`rerunError` on a case that finally passed: passed,
    flagged flaky. With a `<failure>`/`<error>` beside them the case failed every rerun.
-3. Within one file, cases with the same identity (`classname::name`, see `junit_names`) are
-   attempts of one test: the last attempt's outcome is the test's outcome, flaky if an
-   earlier attempt failed. So a mocha file with the same title twice counts one test.
-4. Across files the same test is two runs: both are counted, and a failure in either counts.
+3. Within one `<testsuite>` element, cases with the same identity (`classname::name`, see
+   `junit_names`) are attempts of one test: the last attempt's outcome is the test's
+   outcome, flaky if an earlier attempt failed. So a mocha file with the same title twice
+   counts one test. (The issue's rule said "within one file"; a file merged from several
+   runs, py310 then py311, would then let one run's pass hide the other's failure.)
+4. Across suite elements and across files the same test is two runs: both are counted, and
+   a failure in either counts.
 
 What counts as evidence: everything named by `--junit` in one `verify` is one test run and
 one evidence item (a test a policy names may live in any shard). Its time (`at`) is the

@@ -288,7 +288,13 @@ class _Counter:
         self.quiet_skipped = 0
         self.quiet_flaky = 0
         self.unnamed = 0
-        self.troubled: dict[str, _Attempts] = {}
+        #: (suite scope, identity) -> attempts of a test that failed at least once.
+        self.troubled: dict[tuple[int, str], _Attempts] = {}
+        #: Attempts merge only within one <testsuite> element (a scope): a file merged from
+        #: several runs (py310, py311) must not let one run's pass hide another's failure.
+        self.scope = 0
+        self.salt = 0
+        self.current: set[str] = set()  # identities troubled in the current scope
         self.named: dict[str, Outcome] = {}
         self.matches: dict[str, list[str]] = {}
         self.flaky_names: list[str] = []
@@ -365,7 +371,7 @@ class _Counter:
                     keys = self.matches.setdefault(wanted, [])
                     if key not in keys:
                         keys.append(key)
-        entry = self.troubled.get(key) if merge else None
+        entry = self.troubled.get((self.scope, key)) if merge else None
         failing = outcome >= Outcome.FAILURE
         if entry is None and not failing:
             if flaky:
@@ -377,7 +383,7 @@ class _Counter:
                     self.quiet_passed += 1
                     self.quiet_flaky += flaky
                 return
-            digest = hash(key)
+            digest = hash(key) ^ self.salt
             code = (_SKIPPED_BIT if outcome is Outcome.SKIPPED else 0) | (_FLAKY_BIT * flaky)
             self.coded += code != 0
             self.buckets[digest & 255].append((digest & ~3) | code)
@@ -391,7 +397,8 @@ class _Counter:
         if failing and worst is not None and len(self.troubled) < MAX_DETAILED_FAILURES:
             detail = _failing(key, outcome, case, worst, suite, classname, name)
         if entry is None:
-            self.troubled[key] = _Attempts(
+            self.current.add(key)
+            self.troubled[(self.scope, key)] = _Attempts(
                 suite, classname, name, 1, outcome, failing, detail, flaky
             )
             return
@@ -406,6 +413,9 @@ class _Counter:
     def suite(self, suite: etree._Element) -> None:
         if _local(suite.tag) == "testsuite":
             self.suites += 1
+            self.scope += 1  # the cases read from here on belong to the next suite element
+            self.salt = _scope_salt(self.scope)
+            self.current = set()
         stamp = suite.get("timestamp")
         if stamp:
             parsed = parse_suite_timestamp(stamp)
@@ -433,10 +443,10 @@ class _Counter:
         passed, skipped, flaky = self.quiet_passed, self.quiet_skipped, self.quiet_flaky
         tests = passed + skipped
         # Quiet attempts before a test's first failure are attempts of that test: drop them.
-        early: dict[int, dict[int, str]] = {}
-        for key in self.troubled:
-            digest = hash(key)
-            early.setdefault(digest & 255, {})[digest >> 2] = key
+        early: dict[int, dict[int, tuple[int, str]]] = {}
+        for scope, key in self.troubled:
+            digest = hash(key) ^ _scope_salt(scope)
+            early.setdefault(digest & 255, {})[digest >> 2] = (scope, key)
         failing: list[FailingTest] = []
         failures = errors = 0
         for index, bucket in enumerate(self.buckets):
@@ -474,7 +484,8 @@ class _Counter:
                 else:
                     passed += 1
                     flaky += (code & _FLAKY_BIT) >> 1
-        for key, entry in self.troubled.items():
+        failing_keys: set[str] = set()
+        for (_, key), entry in self.troubled.items():
             tests += 1
             if entry.last is Outcome.PASSED:
                 passed += 1
@@ -489,10 +500,9 @@ class _Counter:
                 else:
                     failures += 1
                 failing.append(_final_detail(key, entry))
-        troubled = self.troubled
+                failing_keys.add(key)
         self.flaky_names = [  # a test flaky in one attempt but failing in its last is not
-            key for key in self.flaky_names
-            if key not in troubled or troubled[key].last is Outcome.PASSED
+            key for key in self.flaky_names if key not in failing_keys
         ]
         totals = Totals(tests, passed, failures, errors, skipped, flaky)
         return totals, failing
@@ -509,6 +519,12 @@ class _Counter:
                               "the earliest suite timestamp (it carries a zone)")
         return TimeSource(mtime, "mtime",
                           "no suite timestamp; using the file's modification time on this machine")
+
+
+def _scope_salt(scope: int) -> int:
+    """Mixed into a quiet attempt's digest so attempts in different suite elements differ;
+    the low two bits stay clear for the skipped/flaky flags."""
+    return 0 if scope == 0 else hash(("claim-gate junit scope", scope)) & ~3
 
 
 def _final_detail(key: str, entry: _Attempts) -> FailingTest:
@@ -621,7 +637,7 @@ def _stream(context: etree.iterparse, counter: _Counter) -> None:
     is most of any large report, and a method call per case would double the read time."""
     case = counter.case
     appends = [bucket.append for bucket in counter.buckets]
-    troubled = counter.troubled
+    current, salt = counter.current, counter.salt  # refreshed at each suite element's end
     prefilter: Container[str] = counter.prefilter if counter.requested else frozenset()
     if counter.identities is not None:
         prefilter = _EVERY_NAME  # every case goes through `case`, which records identities
@@ -638,10 +654,10 @@ def _stream(context: etree.iterparse, counter: _Counter) -> None:
             if (classname and name and not len(element) and get("status") is None
                     and get("result") is None and name not in prefilter):
                 key = f"{classname}::{name}"
-                if key in troubled:
+                if key in current:
                     case(element)
                 else:
-                    digest = hash(key)
+                    digest = hash(key) ^ salt
                     appends[digest & 255](digest & ~3)
                     plain += 1
             else:
@@ -656,6 +672,7 @@ def _stream(context: etree.iterparse, counter: _Counter) -> None:
             continue
         if tag == "testsuite" or tag == "testsuites":
             counter.suite(element)
+            current, salt = counter.current, counter.salt
         elif tag == "property":
             counter.property(element)
             continue
