@@ -400,3 +400,19 @@ def test_a_broken_claim_is_unverified_and_annotated_at_the_error(
                                    if "file_edit" in line)
     assert files.outputs()["verdict"] == "unverified"
     assert result.code == 1
+
+
+def test_an_unreadable_claim_file_does_not_hide_a_refuted_one(
+    github_hub: Hub, tmp_path: Path
+) -> None:
+    """The worst verdict for the PR: refuted beats the unverified of an unreadable claim."""
+    good = claim_json([edit(at=T0 - timedelta(minutes=3))])
+    s = scenario(github_hub, None, files={"claims/a.json": good, "claims/b.json": "{nope"})
+    s.add_run(junit_xml(passed=3, failed=1), conclusion="failure")
+    result, files = act(s, tmp_path, claim_path="claims/*.json")
+    conclusions = {c.name: c.conclusion for c in github_hub.check_runs(head_sha=s.head.sha)
+                   if c.name.startswith("completion-claim")}
+    assert conclusions == {"completion-claim (claims/a.json)": "failure",
+                           "completion-claim (claims/b.json)": "action_required"}
+    assert files.outputs()["verdict"] == "refuted"
+    assert result.code == 2
