@@ -235,7 +235,7 @@ def _decide_one(
             line = int(exc.place.split(":")[0]) if exc.place and exc.place[0].isdigit() else 1
             report = replace(report, annotations=(Annotation(
                 path=found.repo_path, line=line, level="failure",
-                title="invalid completion claim", message=str(exc)),))
+                title="invalid completion claim", message=report.text),))
         return _Decided(found, report, None, None, report.summary)
     requested = required_tests(policy, loaded.claim, found.label)
     ci = gather(api, facts, loaded.claim, requested, inputs, runner)
