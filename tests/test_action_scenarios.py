@@ -400,3 +400,37 @@ def test_a_broken_claim_is_unverified_and_annotated_at_the_error(
                                    if "file_edit" in line)
     assert files.outputs()["verdict"] == "unverified"
     assert result.code == 1
+
+
+def test_an_unreadable_claim_file_does_not_hide_a_refuted_one(
+    github_hub: Hub, tmp_path: Path
+) -> None:
+    """The worst verdict for the PR: refuted beats the unverified of an unreadable claim."""
+    good = claim_json([edit(at=T0 - timedelta(minutes=3))])
+    s = scenario(github_hub, None, files={"claims/a.json": good, "claims/b.json": "{nope"})
+    s.add_run(junit_xml(passed=3, failed=1), conclusion="failure")
+    result, files = act(s, tmp_path, claim_path="claims/*.json")
+    conclusions = {c.name: c.conclusion for c in github_hub.check_runs(head_sha=s.head.sha)
+                   if c.name.startswith("completion-claim")}
+    assert conclusions == {"completion-claim (claims/a.json)": "failure",
+                           "completion-claim (claims/b.json)": "action_required"}
+    assert files.outputs()["verdict"] == "refuted"
+    assert result.code == 2
+
+
+def test_a_claim_whose_error_quotes_a_huge_field_is_still_unverified(
+    github_hub: Hub, tmp_path: Path
+) -> None:
+    """The loader's message quotes the agent's text; the check run must stay under GitHub's
+    65535-character limits, or GitHub refuses it and the answer turns into could-not-decide."""
+    data = json.loads(claim_json([edit(at=T0 - timedelta(minutes=3))]))
+    data["y" * 70_000] = 1
+    s = scenario(github_hub, json.dumps(data))
+    s.add_run(junit_xml())
+    result, files = act(s, tmp_path)
+    check = s.check()
+    assert check.conclusion == "action_required"
+    assert "cannot be read" in (check.title or "")
+    assert "more characters not shown" in (check.summary or "")
+    assert files.outputs()["verdict"] == "unverified"
+    assert result.code == 1

@@ -89,3 +89,32 @@ def test_a_forged_sha_is_refused() -> None:
 def test_malformed_payloads_are_invalid_input(bad: Any) -> None:
     with pytest.raises(InvalidInput):
         parse_event("pull_request", bad, "event.json")
+
+
+@pytest.mark.parametrize(
+    ("example", "event", "where", "value"),
+    [
+        ("pull_request.opened.1", "pull_request", ("pull_request", "number"), "abc"),
+        ("pull_request.opened.1", "pull_request", ("pull_request", "number"), None),
+        ("pull_request.opened.1", "pull_request", ("pull_request", "number"), 0),
+        ("workflow_run.completed.1", "workflow_run", ("workflow_run", "pull_requests"), 5),
+        ("workflow_run.completed.1", "workflow_run", ("workflow_run", "pull_requests"),
+         [{"number": "x"}]),
+        ("workflow_run.completed.1", "workflow_run", ("workflow_run", "pull_requests"),
+         [{"id": 1}]),
+        ("workflow_run.completed.1", "workflow_run", ("workflow_run", "pull_requests"), [None]),
+        ("push.none.1", "workflow_dispatch", ("inputs",), ["7"]),
+    ],
+)
+def test_malformed_fields_of_real_payloads_are_invalid_input_not_a_crash(
+    example: str, event: str, where: tuple[str, ...], value: Any
+) -> None:
+    """A payload is input: a wrong type anywhere the gate reads is exit 3 with the field named,
+    never a traceback (which the runner would report as exit 1, the code for unverified)."""
+    bad = payload(example)
+    target = bad
+    for key in where[:-1]:
+        target = target[key]
+    target[where[-1]] = value
+    with pytest.raises(InvalidInput):
+        parse_event(event, bad, "event.json")

@@ -72,11 +72,25 @@ def _sha(value: Any, source: str, where: str) -> str:
     return value
 
 
+def _number(value: Any, source: str, where: str) -> int:
+    """A PR number as GitHub writes it (a positive integer); anything else is invalid input."""
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        raise InvalidInput(source, None, f"{where} is not a pull request number: {value!r}")
+    try:
+        number = int(value)
+    except ValueError:
+        raise InvalidInput(source, None,
+                           f"{where} is not a pull request number: {value!r}") from None
+    if number < 1:
+        raise InvalidInput(source, None, f"{where} is not a pull request number: {value!r}")
+    return number
+
+
 def pull_request_ref(pull: Mapping[str, Any], source: str) -> PullRequestRef:
     """A PR object as the REST API and pull_request events both shape it."""
     head_repo = _get(pull, source, "head", "repo")
     return PullRequestRef(
-        number=int(_get(pull, source, "number")),
+        number=_number(_get(pull, source, "number"), source, "/pull_request/number"),
         head_sha=_sha(_get(pull, source, "head", "sha"), source, "/pull_request/head/sha"),
         head_ref=str(_get(pull, source, "head", "ref")),
         # A deleted fork leaves head.repo null; it is then certainly not the base repository.
@@ -109,10 +123,15 @@ def parse_event(name: str, payload: Any, source: str, dispatch_pr: int | None = 
         run = _get(payload, source, "workflow_run")
         head_sha = _sha(_get(run, source, "head_sha"), source, "/workflow_run/head_sha")
         pulls = run.get("pull_requests") or []
-        number = int(pulls[0]["number"]) if pulls and isinstance(pulls[0], Mapping) else None
+        if not isinstance(pulls, list):
+            raise InvalidInput(source, None, "/workflow_run/pull_requests is not a list")
+        number = _number(_get(pulls[0], source, "number"), source,
+                         "/workflow_run/pull_requests/0/number") if pulls else None
         return Trigger(name, action, repository, pull_number=number, head_sha=head_sha)
     if name == "workflow_dispatch":
         inputs = payload.get("inputs") or {}
+        if not isinstance(inputs, Mapping):
+            raise InvalidInput(source, None, "/inputs is not an object")
         raw: Any = dispatch_pr
         if raw is None:
             raw = inputs.get("pr") or inputs.get("pull")

@@ -235,7 +235,7 @@ def _decide_one(
             line = int(exc.place.split(":")[0]) if exc.place and exc.place[0].isdigit() else 1
             report = replace(report, annotations=(Annotation(
                 path=found.repo_path, line=line, level="failure",
-                title="invalid completion claim", message=str(exc)),))
+                title="invalid completion claim", message=report.text),))
         return _Decided(found, report, None, None, report.summary)
     requested = required_tests(policy, loaded.claim, found.label)
     ci = gather(api, facts, loaded.claim, requested, inputs, runner)
@@ -297,11 +297,9 @@ def _finish(
             for line in _fallback(report, runner.summary_file):
                 emit(line)
     states = [d.verdict.state for d in decided if d.verdict is not None]
-    unreadable = any(d.verdict is None for d in decided)
-    if decided and not unreadable and states:
-        worst = max(states, key=_SEVERITY.__getitem__)
-    else:
-        worst = VerdictState.UNVERIFIED
+    if not decided or any(d.verdict is None for d in decided):
+        states.append(VerdictState.UNVERIFIED)  # no claim, or one that cannot be read
+    worst = max(states, key=_SEVERITY.__getitem__)
     verdict_name = str(worst)
     if reports and reports[0].conclusion == "neutral" and not decided:
         verdict_name = "not-required" if "no claim required" in reports[0].title else verdict_name

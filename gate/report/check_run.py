@@ -181,6 +181,18 @@ def build_check_run(
     )
 
 
+#: How much of a reason (which may quote the agent's claim) a check run shows in full.
+MAX_REASON_CHARS = 4000
+
+
+def _shown(reason: str, limit: int = MAX_REASON_CHARS) -> str:
+    """A reason cut to `limit` characters, saying how much was cut (GitHub refuses the whole
+    check run when its summary or text is over 65535 characters)."""
+    if len(reason) <= limit:
+        return reason
+    return reason[:limit] + f" ... ({len(reason) - limit} more characters not shown)"
+
+
 def failure_report(
     *, name: str, head_sha: str, reason: str, mode: Mode, details_url: str | None = None
 ) -> CheckRunReport:
@@ -191,9 +203,9 @@ def failure_report(
         head_sha=head_sha,
         conclusion=conclusion,
         title="could not decide" + (" (observe mode)" if mode is Mode.OBSERVE else ""),
-        summary=f"## Completion claim: could not decide\n\n{reason}\n\nThe gate never passes"
-        " because something went wrong; re-run the job once the cause is fixed.\n",
-        text=reason[:MAX_OUTPUT_CHARS],
+        summary=f"## Completion claim: could not decide\n\n{_shown(reason)}\n\nThe gate never"
+        " passes because something went wrong; re-run the job once the cause is fixed.\n",
+        text=_shown(reason),
         annotations=(),
         details_url=details_url,
     )
@@ -207,9 +219,9 @@ def unverified_without_claim_report(
         name=name,
         head_sha=head_sha,
         conclusion=conclusion_for(VerdictState.UNVERIFIED, mode),
-        title=f"unverified: {reason}",
-        summary=f"## Completion claim: ⚠️ unverified\n\n**Reason:** {reason}\n",
-        text=reason,
+        title=_shown(f"unverified: {reason}", 250),
+        summary=f"## Completion claim: ⚠️ unverified\n\n**Reason:** {_shown(reason)}\n",
+        text=_shown(reason),
         annotations=(),
         details_url=details_url,
     )
