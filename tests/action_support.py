@@ -150,7 +150,8 @@ class Scenario:
                 artifact: str = "junit-results", **kwargs: Any) -> WorkflowRun:
         artifacts = [ArtifactSpec(artifact, zip_bytes({"reports/junit.xml": xml}))] if xml else []
         run = self.hub.add_workflow_run(
-            self.repo, head_sha=head_sha or self.head.sha, pull_requests=[self.pull],
+            self.repo, head_sha=head_sha or self.head.sha,
+            pull_requests=kwargs.pop("pull_requests", [self.pull]),
             run_started_at=self.t0 + started, created_at=self.t0 + started,
             updated_at=self.t0 + started + timedelta(minutes=2), conclusion=conclusion,
             artifacts=artifacts, **kwargs,

@@ -434,3 +434,21 @@ def test_a_claim_whose_error_quotes_a_huge_field_is_still_unverified(
     assert "more characters not shown" in (check.summary or "")
     assert files.outputs()["verdict"] == "unverified"
     assert result.code == 1
+
+
+@pytest.mark.parametrize("second_pr", [False, True])
+def test_a_run_that_names_no_pr_counts_only_while_no_other_pr_shares_the_head(
+    github_hub: Hub, tmp_path: Path, second_pr: bool
+) -> None:
+    """Fork PRs' runs list no pull request; the gate then asks which open PRs have this head."""
+    s = scenario(github_hub, claim_json([edit(at=T0 - timedelta(minutes=3))]))
+    s.add_run(junit_xml(), pull_requests=[])
+    if second_pr:
+        github_hub.add_commit(s.repo, {"x": "1\n"}, branch="elsewhere",
+                              parents=[s.repo.branches["main"]], pushed_at=T0 - timedelta(hours=1))
+        github_hub.add_pull(s.repo, head="copilot/fix-parser", base="elsewhere")
+    result, files = act(s, tmp_path)
+    assert s.check().conclusion == ("action_required" if second_pr else "success")
+    if second_pr:
+        assert "share this head commit" in files.summary.read_text("utf-8")
+    assert result.code == (1 if second_pr else 0)

@@ -61,6 +61,47 @@ def _run_extension(run: WorkflowRun, artifact: Artifact) -> dict[str, object]:
     }
 
 
+_PULL_EVENTS = frozenset({"pull_request", "pull_request_target"})
+
+
+def _other_pulls(
+    api: GitHubApi, runs: Sequence[WorkflowRun], head_sha: str, pull_number: int | None
+) -> frozenset[int] | None:
+    """Open PRs other than ours whose head is this commit, asked only when a pull_request
+    run does not say which PR it ran for (fork PRs); None when that could not be learnt."""
+    if pull_number is None or not any(
+        run.event in _PULL_EVENTS and not run.pull_numbers for run in runs
+    ):
+        return frozenset()
+    try:
+        return frozenset(n for n in api.pulls_for_commit(head_sha) if n != pull_number)
+    except CouldNotDecide:
+        return None
+
+
+def _for_another_pull(
+    run: WorkflowRun, pull_number: int | None, others: frozenset[int] | None
+) -> str | None:
+    """Runs belong to a commit, not a PR: a second PR with the same head (into a base the
+    agent controls, with its own workflow) must not lend its run to ours."""
+    if pull_number is None or run.event not in _PULL_EVENTS:
+        return None
+    if run.pull_numbers:
+        if pull_number in run.pull_numbers:
+            return None
+        listed = ", ".join(f"#{n}" for n in run.pull_numbers)
+        return (f"{run_label(run)} ran for pull request {listed}, not #{pull_number}: its"
+                " workflow came from that PR's base branch, so it is not this PR's evidence")
+    if others is None:
+        return (f"{run_label(run)} does not say which pull request it ran for, and the open"
+                " pull requests on this commit could not be listed: not counted")
+    if others:
+        listed = ", ".join(f"#{n}" for n in sorted(others))
+        return (f"{run_label(run)} does not say which pull request it ran for, and"
+                f" {listed} share this head commit: not counted")
+    return None
+
+
 def _absence(run: WorkflowRun) -> str | None:
     if run.status != "completed":
         return f"{run_label(run)} is still {run.status}: not evidence yet"
@@ -79,11 +120,13 @@ def collect_ci_evidence(
     workdir: Path | None = None,
     max_artifact_bytes: int = MAX_ARTIFACT_BYTES,
     identities: int | None = None,
+    pull_number: int | None = None,
 ) -> CiEvidence:
     """Read the JUnit artifacts of every finished run on `head_sha` (all pages).
 
     `identities`: also keep each test's identity (up to that many per file), to compare
-    the head's test set with the base branch's."""
+    the head's test set with the base branch's. `pull_number`: the PR being decided; a
+    pull_request run made for another PR with the same head is not its evidence."""
     if not artifact_patterns:
         return CiEvidence()
     junit_runs: list[tuple[str, JUnitRun]] = []
@@ -96,10 +139,15 @@ def collect_ci_evidence(
     if not runs:
         notes.append(f"no workflow run on the head commit {head_sha[:12]}: runs on earlier"
                      " commits of the PR say nothing about the code as it is now")
+    others = _other_pulls(api, runs, head_sha, pull_number)
     with tempfile.TemporaryDirectory(dir=workdir) as scratch:
         for run in runs:
             if run.head_sha != head_sha:
                 notes.append(f"{run_label(run)} is on {run.head_sha[:12]}, not the head: ignored")
+                continue
+            foreign = _for_another_pull(run, pull_number, others)
+            if foreign:
+                notes.append(foreign)
                 continue
             absent = _absence(run)
             if absent:

@@ -97,7 +97,7 @@ def gather(
     head_sha = facts.pull.head_sha
     workdir = runner.workspace if runner.workspace.is_dir() else None
     ci = collect_ci_evidence(api, head_sha, inputs.artifact_names, requested, workdir=workdir,
-                             identities=MAX_COMPARED_TESTS)
+                             identities=MAX_COMPARED_TESTS, pull_number=facts.pull.number)
     arrival = head_arrival(api, facts.pull, ci.runs)
     items = [judge_provenance(item, facts.changes, facts.trust, arrival) for item in ci.items]
     file_inputs = list(ci.inputs)
