@@ -31,6 +31,7 @@ from gate.evidence.probe.definitions import (
     HeaderValue,
     ProbeSettings,
     ReadbackProbe,
+    header_value_problem,
 )
 from gate.evidence.probe.fetch import Fetched, Fetcher, FetchFailed
 from gate.evidence.probe.http import HttpTransport, Transport
@@ -114,6 +115,15 @@ def _resolve_headers(
                 context.policy_source, None,
                 f"{place}/headers/{header.name}: the environment variable {header.env} is not set"
                 " or empty", f"set {header.env} in the gate's environment (a CI secret)",
+            )
+        problem = header_value_problem(value)
+        if problem is not None:
+            # Name the variable, never the value: it is a secret.
+            raise InvalidInput(
+                context.policy_source, None,
+                f"{place}/headers/{header.name}: the environment variable {header.env} cannot be"
+                f" sent as a header value: {problem}",
+                f"set {header.env} to the bare value; a trailing newline is a common cause",
             )
         resolved[header.name] = header.prefix + value
         secrets.extend((value, header.prefix + value))
