@@ -158,6 +158,22 @@ def test_redirect_to_another_host_is_refused(tmp_path: Path, certificate: Certif
     assert result.verdict.items[0].disqualified.code == "probe_refused"
 
 
+@pytest.mark.parametrize(
+    "location", ["https://127.0.0.1:abc/version", "https://127.0.0.1:99999/", "https://[::1/"]
+)
+def test_a_redirect_to_a_malformed_url_is_refused(
+    tmp_path: Path, certificate: Certificate, location: str
+) -> None:
+    """The app chooses the Location; a port urllib cannot read is a refusal, not a crash."""
+    reply = Reply(302, b"", (("Location", location),))
+    with serve(lambda seen, body: reply, certificate.server_context()) as app:
+        result, _ = _verify(tmp_path, _policy(tmp_path, certificate), app.url)
+    assert result.verdict.state is VerdictState.UNVERIFIED
+    assert "refused a redirect" in result.verdict.reason
+    assert result.verdict.items[0].disqualified is not None
+    assert result.verdict.items[0].disqualified.code == "probe_refused"
+
+
 def test_redirect_on_the_same_origin_is_followed(tmp_path: Path, certificate: Certificate) -> None:
     def handler(seen: Seen, body: bytes) -> Reply:
         if seen.path == "/version":

@@ -100,8 +100,15 @@ class Fetcher:
             location = response.headers.get("location")
             if response.status not in _REDIRECTS or location is None:
                 return response
-            following = urljoin(current, location)
-            if _origin(following) != _origin(url):
+            try:
+                following = urljoin(current, location)
+                same_origin = _origin(following) == _origin(url)
+            except ValueError:  # the server's Location: a port or an IPv6 host urllib rejects
+                return _RefusedError(
+                    f"refused a redirect from {current} to {location!r}: not a URL the probe can"
+                    " check against its origin"
+                )
+            if not same_origin:
                 return _RefusedError(
                     f"refused a redirect from {current} to {following}: probes never follow a"
                     " redirect to another host, port or scheme"
