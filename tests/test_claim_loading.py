@@ -113,6 +113,25 @@ def test_huge_integer_is_refused(tmp_path: Path) -> None:
     assert "not valid JSON" in refusal(write(tmp_path, text)).problem
 
 
+@pytest.mark.parametrize(
+    ("escape", "column"),
+    [("\\ud800", 19), ("\\udc00", 19), ("\\ud83d\\ud83d", 19), ("\\ud83d\\ude00\\udfff", 31)],
+)
+def test_a_lone_surrogate_escape_is_refused_with_its_place(
+    tmp_path: Path, escape: str, column: int
+) -> None:
+    """Valid JSON syntax, but no character: it could be neither printed nor written as UTF-8."""
+    text = json.dumps(seed_with(), indent=2).replace("deploy-4471", "deploy-" + escape, 1)
+    error = refusal(write(tmp_path, text))
+    assert "lone surrogate" in error.problem
+    assert error.place == f"4:{column}"
+
+
+def test_a_surrogate_pair_escape_is_one_character(tmp_path: Path) -> None:
+    text = json.dumps(seed_with(), indent=2).replace("deploy-4471", "deploy-\\ud83d\\ude00", 1)
+    assert load_claim(write(tmp_path, text)).claim.task.id == "deploy-\U0001f600"
+
+
 def test_other_spec_version_is_refused(tmp_path: Path) -> None:
     path = write(tmp_path, json.dumps(seed_with(spec_version="0.2"), indent=2))
     error = refusal(path)
@@ -190,6 +209,7 @@ BAD_INPUTS = {
     "naive": json.dumps(seed_with()).replace("18:04:02Z", "18:04:02"),
     "empty": "",
     "binary": "\x00\x01",
+    "lone-surrogate": json.dumps(seed_with()).replace("deploy-4471", "deploy-\\ud800"),
 }
 
 
