@@ -169,7 +169,16 @@ def test_naive_timestamp_is_an_error_never_utc(tmp_path: Path) -> None:
     assert "no time zone" in error.problem
 
 
-@pytest.mark.parametrize("stamp", ["2026-02-30T10:00:00Z", "yesterday", "2026-08-27 18:04:02Z"])
+@pytest.mark.parametrize(
+    "stamp",
+    [
+        "2026-02-30T10:00:00Z", "yesterday", "2026-08-27 18:04:02Z",
+        # Valid-looking, but the instant is outside what a datetime holds in UTC: reports
+        # that show times in UTC would crash on them.
+        "9999-12-31T23:59:59-01:00", "0001-01-01T00:00:00+00:01",
+        "2026-08-27T18:04:02Z\n",  # a regex `$` would let the newline through
+    ],
+)
 def test_invalid_timestamps_are_errors(tmp_path: Path, stamp: str) -> None:
     document = seed_with()
     document["evidence"][0]["at"] = stamp
