@@ -279,6 +279,22 @@ def test_head_request_with_header_assertion(tmp_path: Path, certificate: Certifi
     assert [seen.method for seen in app.seen] == ["HEAD"]
 
 
+@pytest.mark.parametrize(
+    ("suffix", "requested"),
+    [("/app/", "/app/version"), ("/app?region=eu#top", "/app/version?region=eu"),
+     ("?x=", "/version?x=")],
+)
+def test_the_path_joins_the_environment_urls_path_not_its_query(
+    tmp_path: Path, certificate: Certificate, suffix: str, requested: str
+) -> None:
+    """Whoever posts the deployment status writes the environment URL; a '?' in it must not
+    turn the policy's path into a query value on another page."""
+    with serve(lambda seen, body: _version(HEAD), certificate.server_context()) as app:
+        result, _ = _verify(tmp_path, _policy(tmp_path, certificate), app.url + suffix)
+    assert [seen.path for seen in app.seen] == [requested]
+    assert result.verdict.state is VerdictState.VERIFIED, result.verdict.reason
+
+
 def test_wrong_status_is_a_contradiction(tmp_path: Path, certificate: Certificate) -> None:
     with serve(lambda seen, body: Reply.json(404, {"sha": HEAD}),
                certificate.server_context()) as app:

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit, urlunsplit
 
 from gate import __version__
 from gate.claim.model import JSON, CheckType, Claim, Evidence, Mutation, Verifier, VerifierKind
@@ -142,6 +142,14 @@ def _expand(value: JSON, head_sha: str | None, context: ProbeContext, place: str
     return value.replace("{short_sha}", head_sha[:7]).replace("{sha}", head_sha)
 
 
+def _join_path(base: str, path: str) -> str:
+    """The policy's path joined to the environment URL's path; its query stays a query (the
+    URL comes from a deployment status, and a '?' there must not swallow the path)."""
+    parts = urlsplit(base)
+    joined = parts.path.rstrip("/") + "/" + path.lstrip("/")
+    return urlunsplit((parts.scheme, parts.netloc, joined, parts.query, ""))
+
+
 def resolve_pointer(document: JSON, json_pointer: str) -> tuple[bool, JSON]:
     """RFC 6901: (found, value)."""
     if json_pointer == "":
@@ -231,7 +239,7 @@ class ProbeRunner:
                     f" --environment-url {probe.environment}=URL)"
                 )
             else:
-                url = base.rstrip("/") + "/" + probe.path.lstrip("/") if probe.path else base
+                url = _join_path(base, probe.path) if probe.path else base
         return _Job(
             CheckType.ENDPOINT_HEALTH, probe.environment, deploys, probe.method, url,
             probe.headers, probe.place, expected, probe, missing,
