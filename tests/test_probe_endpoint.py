@@ -135,6 +135,37 @@ def test_503_throughout_is_unverified_with_the_error(
     assert not item.evidence.has_observed_value
 
 
+@pytest.mark.parametrize("status", [408, 429])
+def test_a_busy_answer_is_not_yet_and_is_retried(
+    tmp_path: Path, certificate: Certificate, status: int
+) -> None:
+    """'Too many requests' says nothing about which version is deployed: wait and ask again."""
+    answers = iter([Reply(status, b"slow down", (("Retry-After", "1"),))])
+
+    def handler(seen: Seen, body: bytes) -> Reply:
+        return next(answers, _version(HEAD))
+
+    with serve(handler, certificate.server_context()) as app:
+        result, clock = _verify(tmp_path, _policy(tmp_path, certificate), app.url)
+    assert result.verdict.state is VerdictState.VERIFIED, result.verdict.reason
+    assert len(app.seen) == 2
+    assert clock.slept == [1]
+
+
+@pytest.mark.parametrize("status", [401, 403, 407, 429])
+def test_an_app_that_does_not_let_the_gate_in_is_unverified_not_refuted(
+    tmp_path: Path, certificate: Certificate, status: int
+) -> None:
+    """Like a readback with wrong credentials: the gate saw nothing of the deploy."""
+    with serve(lambda seen, body: Reply(status, b"no"), certificate.server_context()) as app:
+        result, _ = _verify(tmp_path, _policy(tmp_path, certificate), app.url)
+    assert result.verdict.state is VerdictState.UNVERIFIED, result.verdict.reason
+    assert f"answered {status}" in result.verdict.reason
+    item = result.verdict.items[0]
+    assert item.disqualified is not None
+    assert item.disqualified.code == "probe_failed"
+
+
 def test_connection_refused_throughout_is_unverified(
     tmp_path: Path, certificate: Certificate
 ) -> None:

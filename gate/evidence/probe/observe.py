@@ -43,6 +43,9 @@ STATE_WRITE_KIND = "state_write"
 INTENDED_EXTENSION = "x-intended"
 REDACTED = "[redacted]"
 
+#: Answers that refuse the gate: no observation (408 and 429 are retried, see fetch).
+_NOT_LET_IN = frozenset({401, 403, 407})
+
 FAILED = "probe_failed"
 REFUSED = "probe_refused"
 NOTHING_EXPECTED = "probe_nothing_expected"
@@ -354,6 +357,13 @@ class ProbeRunner:
         text = response.body.decode("utf-8", errors="replace")
         probe = job.probe
         assert isinstance(probe, EndpointProbe)
+        if response.status in _NOT_LET_IN and response.status != probe.status:
+            # Like a readback with wrong credentials: no observation of the deploy at all.
+            return self._failed(
+                job, f"the deployed app answered {response.status} at {job.url}: the gate was"
+                " not let in, so it saw nothing of the deploy", FAILED, fetched.at,
+                fetched.attempts, secrets,
+            )
         for assertion in probe.assertions:
             if assertion.kind is AssertionKind.HEADER:
                 if assertion.subject in response.headers:
