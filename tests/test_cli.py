@@ -134,6 +134,12 @@ def test_bad_evidence_files_exit_3(tmp_path: Path, content: str, expected: str) 
     assert expected in err
 
 
+def test_a_missing_evidence_file_says_so_once(tmp_path: Path) -> None:
+    code, _, err = run_cli("verify", str(EXAMPLE), "--evidence", str(tmp_path / "nope.json"))
+    assert code == 3
+    assert "no such evidence file (check the path)" in err
+
+
 def test_policy_file_in_yaml(tmp_path: Path) -> None:
     policy = tmp_path / "policy.yml"
     policy.write_text("id: ops\nrequires: [state_readback, endpoint_health]\nmax_age_s: 60\n"

@@ -29,7 +29,8 @@ def read_capped(path: Path, max_bytes: int, what: str) -> bytes:
         with path.open("rb") as handle:
             data = handle.read(max_bytes + 1)
     except FileNotFoundError:
-        raise InvalidInput(source, None, f"no such {what} file", "check the path") from None
+        missing = what if what.endswith(" file") else f"{what} file"
+        raise InvalidInput(source, None, f"no such {missing}", "check the path") from None
     except IsADirectoryError:
         raise InvalidInput(source, None, f"the {what} path is a directory, not a file") from None
     except OSError as exc:
