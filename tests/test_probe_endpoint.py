@@ -367,6 +367,16 @@ def test_a_missing_ca_bundle_is_invalid_input(tmp_path: Path, certificate: Certi
         _verify(tmp_path, policy, "https://127.0.0.1:1")
 
 
+def test_a_ca_bundle_that_holds_no_certificate_is_invalid_input(
+    tmp_path: Path, certificate: Certificate
+) -> None:
+    bundle = tmp_path / "not-a-bundle.pem"
+    bundle.write_text("this is not a certificate\n")
+    policy = _policy(tmp_path, certificate, ca_bundle=str(bundle))
+    with pytest.raises(InvalidInput, match=r"/probes/ca_bundle: .*not-a-bundle.pem holds no"):
+        _verify(tmp_path, policy, "https://127.0.0.1:1")
+
+
 @pytest.fixture
 def no_real_sleep(monkeypatch: pytest.MonkeyPatch) -> None:
     """Guard: the probe code must wait only through the injected sleep."""
