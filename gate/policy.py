@@ -7,8 +7,10 @@ are the union, each age limit the smaller.
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import json
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -18,7 +20,7 @@ import yaml
 from jsonschema import Draft202012Validator
 
 from gate.claim.codec import dump_max_age, parse_max_age
-from gate.claim.jsondoc import decode_utf8, parse_json, read_capped
+from gate.claim.jsondoc import MAX_DEPTH, decode_utf8, parse_json, read_capped
 from gate.claim.jsonpos import pointer
 from gate.claim.model import JSON, CheckType, PolicyRequest
 from gate.errors import InvalidInput
@@ -186,13 +188,52 @@ def parse_policy_text(text: str, source: str) -> Policy:
                     "YAML aliases are not accepted in a policy", "write the value out",
                 )
         raw = yaml.safe_load(text)
+    except RecursionError:
+        raise InvalidInput(source, None, "the policy is nested too deeply") from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         place = f"{mark.line + 1}:{mark.column + 1}" if mark else None
         raise InvalidInput(source, place, f"the policy is not valid YAML: {exc.problem}") from None
     except yaml.YAMLError as exc:
         raise InvalidInput(source, None, f"the policy is not valid YAML: {exc}") from None
+    _refuse_what_json_cannot_say(raw, source)
     return parse_policy_document(raw, source)
+
+
+def _refuse_what_json_cannot_say(raw: Any, source: str) -> None:
+    """A YAML policy must be what its JSON twin would be: its digest is of canonical JSON, and
+    the validators expect text keys. YAML alone has non-text keys, dates, binary, .nan."""
+    pending: list[tuple[Any, tuple[str | int, ...]]] = [(raw, ())]
+    while pending:
+        value, path = pending.pop()
+        where = pointer(path) or "(policy)"
+        problem = None
+        if len(path) >= MAX_DEPTH:
+            raise InvalidInput(source, None, f"the policy is nested deeper than {MAX_DEPTH} levels")
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if not isinstance(key, str):
+                    raise InvalidInput(
+                        source, None, f"{pointer((*path, str(key)))}: a key must be text, not"
+                        f" {type(key).__name__}", "quote it",
+                    )
+                pending.append((key, (*path, key)))
+                pending.append((item, (*path, key)))
+        elif isinstance(value, list):
+            pending.extend((item, (*path, index)) for index, item in enumerate(value))
+        elif isinstance(value, str):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                problem = "a lone surrogate (\\ud800-\\udfff) is not a character"
+        elif isinstance(value, float) and not math.isfinite(value):
+            problem = f"{value} is not a JSON number"
+        elif isinstance(value, datetime.date):
+            problem = f"a date ({value}) is not JSON; quote it if it is meant as text"
+        elif value is not None and not isinstance(value, bool | int | float):
+            problem = f"a YAML {type(value).__name__} is not JSON"
+        if problem is not None:
+            raise InvalidInput(source, None, f"{where}: {problem}")
 
 
 def load_policy(path: Path) -> Policy:

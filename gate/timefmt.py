@@ -23,7 +23,7 @@ class TimestampError(ValueError):
 
 def parse_rfc3339(text: str) -> datetime:
     """Parse an RFC 3339 date-time that carries a zone; raise TimestampError otherwise."""
-    match = _RFC3339.match(text)
+    match = _RFC3339.fullmatch(text)  # `$` alone would allow a trailing newline
     if match is None:
         if re.match(r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2})?(\.\d+)?$", text):
             raise TimestampError(
@@ -38,9 +38,16 @@ def parse_rfc3339(text: str) -> datetime:
     zone = match["zone"]
     zone = "+00:00" if zone in ("Z", "z") else zone
     try:
-        return datetime.fromisoformat(f"{match['date']}T{match['time']}{frac}{zone}")
+        moment = datetime.fromisoformat(f"{match['date']}T{match['time']}{frac}{zone}")
     except ValueError as exc:
         raise TimestampError(f"{text!r} is not a valid date-time: {exc}") from exc
+    try:
+        moment.astimezone(UTC)  # every report shows times in UTC
+    except OverflowError:
+        raise TimestampError(
+            f"{text!r} is outside the years 1 to 9999 once converted to UTC"
+        ) from None
+    return moment
 
 
 def format_rfc3339(moment: datetime) -> str:

@@ -113,6 +113,25 @@ def test_huge_integer_is_refused(tmp_path: Path) -> None:
     assert "not valid JSON" in refusal(write(tmp_path, text)).problem
 
 
+@pytest.mark.parametrize(
+    ("escape", "column"),
+    [("\\ud800", 19), ("\\udc00", 19), ("\\ud83d\\ud83d", 19), ("\\ud83d\\ude00\\udfff", 31)],
+)
+def test_a_lone_surrogate_escape_is_refused_with_its_place(
+    tmp_path: Path, escape: str, column: int
+) -> None:
+    """Valid JSON syntax, but no character: it could be neither printed nor written as UTF-8."""
+    text = json.dumps(seed_with(), indent=2).replace("deploy-4471", "deploy-" + escape, 1)
+    error = refusal(write(tmp_path, text))
+    assert "lone surrogate" in error.problem
+    assert error.place == f"4:{column}"
+
+
+def test_a_surrogate_pair_escape_is_one_character(tmp_path: Path) -> None:
+    text = json.dumps(seed_with(), indent=2).replace("deploy-4471", "deploy-\\ud83d\\ude00", 1)
+    assert load_claim(write(tmp_path, text)).claim.task.id == "deploy-\U0001f600"
+
+
 def test_other_spec_version_is_refused(tmp_path: Path) -> None:
     path = write(tmp_path, json.dumps(seed_with(spec_version="0.2"), indent=2))
     error = refusal(path)
@@ -150,7 +169,16 @@ def test_naive_timestamp_is_an_error_never_utc(tmp_path: Path) -> None:
     assert "no time zone" in error.problem
 
 
-@pytest.mark.parametrize("stamp", ["2026-02-30T10:00:00Z", "yesterday", "2026-08-27 18:04:02Z"])
+@pytest.mark.parametrize(
+    "stamp",
+    [
+        "2026-02-30T10:00:00Z", "yesterday", "2026-08-27 18:04:02Z",
+        # Valid-looking, but the instant is outside what a datetime holds in UTC: reports
+        # that show times in UTC would crash on them.
+        "9999-12-31T23:59:59-01:00", "0001-01-01T00:00:00+00:01",
+        "2026-08-27T18:04:02Z\n",  # a regex `$` would let the newline through
+    ],
+)
 def test_invalid_timestamps_are_errors(tmp_path: Path, stamp: str) -> None:
     document = seed_with()
     document["evidence"][0]["at"] = stamp
@@ -190,6 +218,7 @@ BAD_INPUTS = {
     "naive": json.dumps(seed_with()).replace("18:04:02Z", "18:04:02"),
     "empty": "",
     "binary": "\x00\x01",
+    "lone-surrogate": json.dumps(seed_with()).replace("deploy-4471", "deploy-\\ud800"),
 }
 
 

@@ -134,6 +134,12 @@ def test_bad_evidence_files_exit_3(tmp_path: Path, content: str, expected: str) 
     assert expected in err
 
 
+def test_a_missing_evidence_file_says_so_once(tmp_path: Path) -> None:
+    code, _, err = run_cli("verify", str(EXAMPLE), "--evidence", str(tmp_path / "nope.json"))
+    assert code == 3
+    assert "no such evidence file (check the path)" in err
+
+
 def test_policy_file_in_yaml(tmp_path: Path) -> None:
     policy = tmp_path / "policy.yml"
     policy.write_text("id: ops\nrequires: [state_readback, endpoint_health]\nmax_age_s: 60\n"
@@ -155,6 +161,16 @@ def test_policy_file_in_yaml(tmp_path: Path) -> None:
         ("id: &a x\nother: *a\n", "aliases are not accepted"),
         ("id: [unclosed\n", "not valid YAML"),
         ("- a list\n", "must be a mapping"),
+        # YAML can say what JSON cannot; the policy is JSON-shaped (it has a JSON digest).
+        ("id: x\n1: one\n", "/1: a key must be text"),
+        ("id: x\n~: none\n", "/None: a key must be text"),
+        ("id: x\n2024-01-01: day\n", "a key must be text"),
+        ("id: x\nrequired_tests: [a]\nx-when: {at: 2024-01-01}\n", "/x-when/at: a date"),
+        ("id: x\nprobes: {allowed_hosts: [h], endpoint_health: [{environment: p, url:"
+         " 'https://h/v', assert: [{json_pointer: /d, equals: 2024-01-01}]}]}\n",
+         "/probes/endpoint_health/0/assert/0/equals: a date"),
+        ("id: x\nx-n: .nan\n", "/x-n: nan is not a JSON number"),
+        ('id: "\\ud800"\n', "/id: a lone surrogate"),
     ],
 )
 def test_bad_policies_exit_3(tmp_path: Path, content: str, expected: str) -> None:
@@ -164,6 +180,15 @@ def test_bad_policies_exit_3(tmp_path: Path, content: str, expected: str) -> Non
     assert code == 3
     assert str(policy) in err
     assert expected in err
+
+
+@pytest.mark.parametrize("depth", [70, 5000], ids=["deeper-than-json-allows", "recursion-deep"])
+def test_a_deeply_nested_yaml_policy_exits_3(tmp_path: Path, depth: int) -> None:
+    policy = tmp_path / "policy.yml"
+    policy.write_text("id: x\nx-deep: " + "[" * depth + "]" * depth + "\n", encoding="utf-8")
+    code, _, err = run_cli("verify", str(EXAMPLE), "--policy", str(policy))
+    assert code == 3
+    assert f"{policy}: the policy is nested" in err
 
 
 @pytest.mark.parametrize(

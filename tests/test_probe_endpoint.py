@@ -135,6 +135,37 @@ def test_503_throughout_is_unverified_with_the_error(
     assert not item.evidence.has_observed_value
 
 
+@pytest.mark.parametrize("status", [408, 429])
+def test_a_busy_answer_is_not_yet_and_is_retried(
+    tmp_path: Path, certificate: Certificate, status: int
+) -> None:
+    """'Too many requests' says nothing about which version is deployed: wait and ask again."""
+    answers = iter([Reply(status, b"slow down", (("Retry-After", "1"),))])
+
+    def handler(seen: Seen, body: bytes) -> Reply:
+        return next(answers, _version(HEAD))
+
+    with serve(handler, certificate.server_context()) as app:
+        result, clock = _verify(tmp_path, _policy(tmp_path, certificate), app.url)
+    assert result.verdict.state is VerdictState.VERIFIED, result.verdict.reason
+    assert len(app.seen) == 2
+    assert clock.slept == [1]
+
+
+@pytest.mark.parametrize("status", [401, 403, 407, 429])
+def test_an_app_that_does_not_let_the_gate_in_is_unverified_not_refuted(
+    tmp_path: Path, certificate: Certificate, status: int
+) -> None:
+    """Like a readback with wrong credentials: the gate saw nothing of the deploy."""
+    with serve(lambda seen, body: Reply(status, b"no"), certificate.server_context()) as app:
+        result, _ = _verify(tmp_path, _policy(tmp_path, certificate), app.url)
+    assert result.verdict.state is VerdictState.UNVERIFIED, result.verdict.reason
+    assert f"answered {status}" in result.verdict.reason
+    item = result.verdict.items[0]
+    assert item.disqualified is not None
+    assert item.disqualified.code == "probe_failed"
+
+
 def test_connection_refused_throughout_is_unverified(
     tmp_path: Path, certificate: Certificate
 ) -> None:
@@ -154,6 +185,22 @@ def test_redirect_to_another_host_is_refused(tmp_path: Path, certificate: Certif
     assert result.verdict.state is VerdictState.UNVERIFIED
     assert "refused a redirect" in result.verdict.reason
     assert elsewhere.seen == []
+    assert result.verdict.items[0].disqualified is not None
+    assert result.verdict.items[0].disqualified.code == "probe_refused"
+
+
+@pytest.mark.parametrize(
+    "location", ["https://127.0.0.1:abc/version", "https://127.0.0.1:99999/", "https://[::1/"]
+)
+def test_a_redirect_to_a_malformed_url_is_refused(
+    tmp_path: Path, certificate: Certificate, location: str
+) -> None:
+    """The app chooses the Location; a port urllib cannot read is a refusal, not a crash."""
+    reply = Reply(302, b"", (("Location", location),))
+    with serve(lambda seen, body: reply, certificate.server_context()) as app:
+        result, _ = _verify(tmp_path, _policy(tmp_path, certificate), app.url)
+    assert result.verdict.state is VerdictState.UNVERIFIED
+    assert "refused a redirect" in result.verdict.reason
     assert result.verdict.items[0].disqualified is not None
     assert result.verdict.items[0].disqualified.code == "probe_refused"
 
@@ -263,6 +310,22 @@ def test_head_request_with_header_assertion(tmp_path: Path, certificate: Certifi
     assert [seen.method for seen in app.seen] == ["HEAD"]
 
 
+@pytest.mark.parametrize(
+    ("suffix", "requested"),
+    [("/app/", "/app/version"), ("/app?region=eu#top", "/app/version?region=eu"),
+     ("?x=", "/version?x=")],
+)
+def test_the_path_joins_the_environment_urls_path_not_its_query(
+    tmp_path: Path, certificate: Certificate, suffix: str, requested: str
+) -> None:
+    """Whoever posts the deployment status writes the environment URL; a '?' in it must not
+    turn the policy's path into a query value on another page."""
+    with serve(lambda seen, body: _version(HEAD), certificate.server_context()) as app:
+        result, _ = _verify(tmp_path, _policy(tmp_path, certificate), app.url + suffix)
+    assert [seen.path for seen in app.seen] == [requested]
+    assert result.verdict.state is VerdictState.VERIFIED, result.verdict.reason
+
+
 def test_wrong_status_is_a_contradiction(tmp_path: Path, certificate: Certificate) -> None:
     with serve(lambda seen, body: Reply.json(404, {"sha": HEAD}),
                certificate.server_context()) as app:
@@ -301,6 +364,16 @@ def test_a_slow_server_times_out_and_is_unverified(
 def test_a_missing_ca_bundle_is_invalid_input(tmp_path: Path, certificate: Certificate) -> None:
     policy = _policy(tmp_path, certificate, ca_bundle=str(tmp_path / "nope.pem"))
     with pytest.raises(InvalidInput, match=r"/probes/ca_bundle: .*nope.pem is not a file"):
+        _verify(tmp_path, policy, "https://127.0.0.1:1")
+
+
+def test_a_ca_bundle_that_holds_no_certificate_is_invalid_input(
+    tmp_path: Path, certificate: Certificate
+) -> None:
+    bundle = tmp_path / "not-a-bundle.pem"
+    bundle.write_text("this is not a certificate\n")
+    policy = _policy(tmp_path, certificate, ca_bundle=str(bundle))
+    with pytest.raises(InvalidInput, match=r"/probes/ca_bundle: .*not-a-bundle.pem holds no"):
         _verify(tmp_path, policy, "https://127.0.0.1:1")
 
 

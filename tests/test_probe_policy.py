@@ -126,6 +126,9 @@ def test_a_probe_without_assert_is_refused() -> None:
         ({"state_readback": [{"target": "a/{id}", "url": "https://api.records.example/{id}",
                               "headers": {"Authorization": {"env": "TOKEN", "value": "x"}}}]},
          "a header value is a string, or {env: NAME}"),
+        ({"state_readback": [{"target": "a/{id}", "url": "https://api.records.example/{id}",
+                              "headers": {"X-Api": "key\r\nX-Injected: 1"}}]},
+         "this header value cannot be sent: it holds a line break"),
     ],
 )
 def test_bad_sections_are_refused_naming_the_place(changes: dict[str, Any], message: str) -> None:

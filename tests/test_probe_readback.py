@@ -217,3 +217,19 @@ def test_a_missing_secret_variable_is_invalid_input_naming_it(
     with pytest.raises(InvalidInput, match="RECORDS_TOKEN is not set"):
         _verify(tmp_path, _policy(tmp_path, server), environ={})
     assert server.seen == []
+
+
+@pytest.mark.parametrize(
+    "value", [TOKEN + "\n", TOKEN + "\r\nX-Injected: 1", TOKEN + "€"],
+    ids=["newline", "crlf", "beyond-latin-1"],
+)
+def test_a_secret_that_cannot_be_a_header_is_invalid_input_without_its_value(
+    tmp_path: Path, records: tuple[RecordsService, Server], value: str
+) -> None:
+    """http.client's own error quotes the header value, secret and all; the gate refuses it
+    first and names the variable only."""
+    _, server = records
+    with pytest.raises(InvalidInput, match="RECORDS_TOKEN cannot be sent") as caught:
+        _verify(tmp_path, _policy(tmp_path, server), environ={"RECORDS_TOKEN": value})
+    assert TOKEN not in str(caught.value)
+    assert server.seen == []

@@ -17,6 +17,7 @@ from gate.evidence.interface import EvidenceItem, Origin
 from gate.policy import Policy, default_policy
 from gate.report.github_commands import command, escape_data, escape_property, render_github
 from gate.report.junit_xml import render_junit, xml_safe
+from gate.report.text import render_text
 from gate.verdict import Verdict, decide
 
 NOW = datetime(2026, 8, 27, 18, 10, tzinfo=UTC)
@@ -160,6 +161,21 @@ def test_github_output_is_only_commands_even_for_a_hostile_claim() -> None:
         "::error title=claim-gate%3A unverified (task t%3A 1%2C 2),file=dir%2Cx/claim.json::"
         "unverified: "
     )
+
+
+def test_text_output_keeps_hostile_claim_text_on_its_line() -> None:
+    """The text format is what a CI log shows: a line break in the agent's text must not
+    start a line of its own (in GitHub Actions a line starting `::` is a workflow command)."""
+    raw = _claim([{"id": "m1", "kind": "file_edit", "target": HOSTILE,
+                   "at": "2026-08-27T18:00:00Z"}], claimed_outcome="done\n::add-mask::x")
+    raw["task"]["id"] = "t\u2028::notice::y"
+    text = render_text(parse_claim(raw), _verdict(raw, [], default_policy()), "claim.json")
+    lines = text.splitlines()
+    assert not [line for line in lines if line.startswith("::")]
+    assert "  claimed: done\\n::add-mask::x" in lines
+    assert "UNVERIFIED: claim.json (task t\\u2028::notice::y)" in lines
+    assert len(lines) == 9  # headline, 5 facts, unmet header, the one unmet item, reason
+    assert "(file_edit 100% done: a, b\\r\\nc\\n::set-output name=x::y)" in lines[7]
 
 
 def test_github_verified_is_a_notice() -> None:

@@ -7,6 +7,7 @@ becomes an InvalidInput naming the file and line:column.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,8 @@ def read_capped(path: Path, max_bytes: int, what: str) -> bytes:
         with path.open("rb") as handle:
             data = handle.read(max_bytes + 1)
     except FileNotFoundError:
-        raise InvalidInput(source, None, f"no such {what} file", "check the path") from None
+        missing = what if what.endswith(" file") else f"{what} file"
+        raise InvalidInput(source, None, f"no such {missing}", "check the path") from None
     except IsADirectoryError:
         raise InvalidInput(source, None, f"the {what} path is a directory, not a file") from None
     except OSError as exc:
@@ -94,11 +96,11 @@ def parse_json(text: str, source: str, what: str) -> Any:
         raise InvalidInput(source, None, f"the {what} is nested too deeply") from None
     except ValueError as exc:
         raise InvalidInput(source, None, f"the {what} is not valid JSON: {exc}") from None
-    _check_depth(value, source, what)
+    _check_depth(value, source, what, text)
     return value
 
 
-def _check_depth(value: Any, source: str, what: str) -> None:
+def _check_depth(value: Any, source: str, what: str, text: str) -> None:
     pending: list[tuple[Any, int]] = [(value, 1)]
     while pending:
         item, depth = pending.pop()
@@ -107,6 +109,48 @@ def _check_depth(value: Any, source: str, what: str) -> None:
                 source, None, f"the {what} is nested deeper than {MAX_DEPTH} levels"
             )
         if isinstance(item, dict):
+            for key in item:
+                _check_unicode(key, source, what, text)
             pending.extend((child, depth + 1) for child in item.values())
         elif isinstance(item, list):
             pending.extend((child, depth + 1) for child in item)
+        elif isinstance(item, str):
+            _check_unicode(item, source, what, text)
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD]([89abAB]|[c-fC-F])[0-9a-fA-F]{2}")
+
+
+def _check_unicode(value: str, source: str, what: str, text: str) -> None:
+    """JSON's \\uD800 escapes can spell a lone surrogate: no character, and no UTF-8 either.
+    Refuse it here, or it would fail later when a report is written (exit 4, not 3)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidInput(
+            source, _lone_surrogate_place(text),
+            f"the {what} holds a \\u escape of a lone surrogate, which is not a character",
+            "escape whole characters only: a high surrogate must be followed by a low one",
+        ) from None
+
+
+def _lone_surrogate_place(text: str) -> str | None:
+    """Line:column of the first \\u escape of an unpaired surrogate (best effort)."""
+    pending: re.Match[str] | None = None  # a high surrogate waiting for its low half
+    for found in _SURROGATE_ESCAPE.finditer(text):
+        high = found.group(1) in "89abAB"
+        if pending is not None:
+            if not high and found.start() == pending.end():
+                pending = None
+                continue
+            return _line_column(text, pending.start())
+        if not high:
+            return _line_column(text, found.start())
+        pending = found
+    return None if pending is None else _line_column(text, pending.start())
+
+
+def _line_column(text: str, offset: int) -> str:
+    line = text.count("\n", 0, offset) + 1
+    column = offset - text.rfind("\n", 0, offset)
+    return f"{line}:{column}"

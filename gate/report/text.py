@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from gate.claim.model import Claim, VerdictState
 from gate.timefmt import format_rfc3339
 from gate.verdict import Verdict
@@ -11,6 +13,16 @@ _HEADLINE = {
     VerdictState.UNVERIFIED: "UNVERIFIED",
     VerdictState.REFUTED: "REFUTED",
 }
+
+
+#: Characters that end a line somewhere (a terminal, a CI log, str.splitlines), shown escaped.
+_LINE_BREAKING = re.compile("[\x00-\x08\x0a-\x1f\x7f\x85\u2028\u2029]")
+
+
+def _one_line(text: str) -> str:
+    """The agent's text stays on its line: in a GitHub Actions log a line that starts with
+    `::` is a workflow command, so a claim must not be able to start one."""
+    return _LINE_BREAKING.sub(lambda found: repr(found.group())[1:-1], text)
 
 
 def render_text(claim: Claim, verdict: Verdict, source: str) -> str:
@@ -27,4 +39,4 @@ def render_text(claim: Claim, verdict: Verdict, source: str) -> str:
         lines.append(f"  unmet ({len(verdict.unmet)}):")
         lines.extend(f"  - [{entry.code}] {entry.message}" for entry in verdict.unmet)
     lines.append(f"  reason: {verdict.reason}")
-    return "\n".join(lines) + "\n"
+    return "\n".join(_one_line(line) for line in lines) + "\n"

@@ -8,6 +8,7 @@ environment URLs from the deployment statuses.
 
 from __future__ import annotations
 
+import ssl
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -33,6 +34,15 @@ def probe_settings(policy: Policy) -> ProbeSettings:
             policy.source, None, f"/{SECTION}/ca_bundle: {settings.ca_bundle} is not a file",
             "give the path of a PEM file with the CA certificates to trust",
         )
+    if settings.ca_bundle is not None:
+        try:
+            ssl.create_default_context(cafile=settings.ca_bundle)
+        except (ssl.SSLError, OSError) as exc:
+            raise InvalidInput(
+                policy.source, None, f"/{SECTION}/ca_bundle: {settings.ca_bundle} holds no CA"
+                f" certificate the gate can load ({type(exc).__name__})",
+                "give the path of a PEM file with the CA certificates to trust",
+            ) from None
     return settings
 
 

@@ -292,6 +292,16 @@ def _host_rule(entry: str, source: str, index: int) -> HostRule:
     return HostRule(host.removeprefix("*."), port, wildcard)
 
 
+def header_value_problem(value: str) -> str | None:
+    """Why `value` cannot be sent as an HTTP header value, or None. http.client refuses line
+    breaks (its error would quote the value, a secret among them) and text beyond Latin-1."""
+    if any((ord(char) < 0x20 and char != "\t") or ord(char) == 0x7F for char in value):
+        return "it holds a line break or another control character"
+    if any(ord(char) > 0xFF for char in value):
+        return "it holds characters an HTTP header cannot carry (beyond Latin-1)"
+    return None
+
+
 def _headers(raw: Any, source: str, where: tuple[str | int, ...]) -> tuple[HeaderValue, ...]:
     found: list[HeaderValue] = []
     seen: set[str] = set()
@@ -302,6 +312,10 @@ def _headers(raw: Any, source: str, where: tuple[str | int, ...]) -> tuple[Heade
         if lowered == "host":
             raise _fail(source, (*where, name), "the Host header comes from the URL")
         seen.add(lowered)
+        literal = value if isinstance(value, str) else value.get("prefix", "")
+        problem = header_value_problem(literal)
+        if problem is not None:
+            raise _fail(source, (*where, name), f"this header value cannot be sent: {problem}")
         if isinstance(value, str):
             found.append(HeaderValue(name, literal=value))
         else:

@@ -1,6 +1,6 @@
 """A request with the probe's rules around it: allowed hosts, same-origin redirects, retries.
 
-"Not yet" answers (connection refused, a timeout, a 5xx) are normal right after a deploy,
+"Not yet" answers (connection refused, a timeout, a 5xx, 408, 429) are normal right after a deploy,
 so they are retried with exponential backoff while the policy's window lasts. Time comes
 from the injected clock and waiting from the injected sleep, so a test can run a
 30-second window without waiting 30 seconds.
@@ -18,6 +18,8 @@ from gate.evidence.probe.http import HttpRequest, HttpResponse, Transport, Trans
 
 MAX_REDIRECTS = 5
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
+#: Answers that say "ask again later", not anything about the deployed thing or the record.
+_BUSY = frozenset({408, 429})
 
 
 @dataclass(frozen=True)
@@ -66,7 +68,7 @@ class Fetcher:
             attempts += 1
             outcome = self._once(method, url, headers)
             if isinstance(outcome, HttpResponse):
-                if outcome.status < 500:
+                if outcome.status < 500 and outcome.status not in _BUSY:
                     return Fetched(outcome, self.clock(), attempts, url)
                 problem = f"the server answered {outcome.status}"
             elif isinstance(outcome, TransportError) and outcome.not_yet:
@@ -100,8 +102,15 @@ class Fetcher:
             location = response.headers.get("location")
             if response.status not in _REDIRECTS or location is None:
                 return response
-            following = urljoin(current, location)
-            if _origin(following) != _origin(url):
+            try:
+                following = urljoin(current, location)
+                same_origin = _origin(following) == _origin(url)
+            except ValueError:  # the server's Location: a port or an IPv6 host urllib rejects
+                return _RefusedError(
+                    f"refused a redirect from {current} to {location!r}: not a URL the probe can"
+                    " check against its origin"
+                )
+            if not same_origin:
                 return _RefusedError(
                     f"refused a redirect from {current} to {following}: probes never follow a"
                     " redirect to another host, port or scheme"

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit, urlunsplit
 
 from gate import __version__
 from gate.claim.model import JSON, CheckType, Claim, Evidence, Mutation, Verifier, VerifierKind
@@ -31,6 +31,7 @@ from gate.evidence.probe.definitions import (
     HeaderValue,
     ProbeSettings,
     ReadbackProbe,
+    header_value_problem,
 )
 from gate.evidence.probe.fetch import Fetched, Fetcher, FetchFailed
 from gate.evidence.probe.http import HttpTransport, Transport
@@ -41,6 +42,9 @@ DEPLOY_KIND = "deploy"
 STATE_WRITE_KIND = "state_write"
 INTENDED_EXTENSION = "x-intended"
 REDACTED = "[redacted]"
+
+#: Answers that refuse the gate: no observation (408 and 429 are retried, see fetch).
+_NOT_LET_IN = frozenset({401, 403, 407})
 
 FAILED = "probe_failed"
 REFUSED = "probe_refused"
@@ -115,6 +119,15 @@ def _resolve_headers(
                 f"{place}/headers/{header.name}: the environment variable {header.env} is not set"
                 " or empty", f"set {header.env} in the gate's environment (a CI secret)",
             )
+        problem = header_value_problem(value)
+        if problem is not None:
+            # Name the variable, never the value: it is a secret.
+            raise InvalidInput(
+                context.policy_source, None,
+                f"{place}/headers/{header.name}: the environment variable {header.env} cannot be"
+                f" sent as a header value: {problem}",
+                f"set {header.env} to the bare value; a trailing newline is a common cause",
+            )
         resolved[header.name] = header.prefix + value
         secrets.extend((value, header.prefix + value))
     return resolved, tuple(sorted(set(secrets), key=len, reverse=True))
@@ -130,6 +143,14 @@ def _expand(value: JSON, head_sha: str | None, context: ProbeContext, place: str
             "pass --head-sha with the commit under test (in GitHub Actions: the PR head SHA)",
         )
     return value.replace("{short_sha}", head_sha[:7]).replace("{sha}", head_sha)
+
+
+def _join_path(base: str, path: str) -> str:
+    """The policy's path joined to the environment URL's path; its query stays a query (the
+    URL comes from a deployment status, and a '?' there must not swallow the path)."""
+    parts = urlsplit(base)
+    joined = parts.path.rstrip("/") + "/" + path.lstrip("/")
+    return urlunsplit((parts.scheme, parts.netloc, joined, parts.query, ""))
 
 
 def resolve_pointer(document: JSON, json_pointer: str) -> tuple[bool, JSON]:
@@ -221,7 +242,7 @@ class ProbeRunner:
                     f" --environment-url {probe.environment}=URL)"
                 )
             else:
-                url = base.rstrip("/") + "/" + probe.path.lstrip("/") if probe.path else base
+                url = _join_path(base, probe.path) if probe.path else base
         return _Job(
             CheckType.ENDPOINT_HEALTH, probe.environment, deploys, probe.method, url,
             probe.headers, probe.place, expected, probe, missing,
@@ -336,6 +357,13 @@ class ProbeRunner:
         text = response.body.decode("utf-8", errors="replace")
         probe = job.probe
         assert isinstance(probe, EndpointProbe)
+        if response.status in _NOT_LET_IN and response.status != probe.status:
+            # Like a readback with wrong credentials: no observation of the deploy at all.
+            return self._failed(
+                job, f"the deployed app answered {response.status} at {job.url}: the gate was"
+                " not let in, so it saw nothing of the deploy", FAILED, fetched.at,
+                fetched.attempts, secrets,
+            )
         for assertion in probe.assertions:
             if assertion.kind is AssertionKind.HEADER:
                 if assertion.subject in response.headers:
