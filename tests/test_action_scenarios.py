@@ -452,3 +452,36 @@ def test_a_run_that_names_no_pr_counts_only_while_no_other_pr_shares_the_head(
     if second_pr:
         assert "share this head commit" in files.summary.read_text("utf-8")
     assert result.code == (1 if second_pr else 0)
+
+
+@pytest.mark.parametrize(("opt_in", "conclusion"), [(False, "action_required"),
+                                                    (True, "success")])
+def test_a_named_creators_success_counts_only_when_the_policy_opts_in(
+    github_hub: Hub, tmp_path: Path, opt_in: bool, conclusion: str
+) -> None:
+    """A success status is the pipeline's account: by itself it is no endpoint_health,
+    unless the owner says statuses from that creator count."""
+    deploy = {"id": "d1", "kind": "deploy", "target": "production", "at": "2026-03-02T08:58:00Z"}
+    s = scenario(github_hub, claim_json([edit(at=T0 - timedelta(minutes=3)), deploy]))
+    s.add_run(junit_xml())
+    github_hub.add_deployment(s.repo, sha=s.head.sha, environment="production", created_at=T0,
+                              statuses=[DeploymentStatusSpec(
+                                  "success", created_at=T0 + timedelta(minutes=58))])
+    policy = ("id: owners\nrequires: [test_run, endpoint_health]\ndeployment_creators: [octo]\n"
+              + ("deployment_success_counts: true\n" if opt_in else ""))
+    result, _ = act(s, tmp_path, policy=policy)
+    check = s.check()
+    assert check.conclusion == conclusion, check.summary
+    if not opt_in:
+        assert "pipeline_account" in (check.summary or "")
+    assert result.code == (0 if opt_in else 1)
+
+
+def test_success_counting_without_named_creators_is_refused(
+    github_hub: Hub, tmp_path: Path
+) -> None:
+    s = scenario(github_hub, claim_json([edit(at=T0 - timedelta(minutes=3))]))
+    result, _ = act(s, tmp_path, policy="id: o\ndeployment_success_counts: true\n")
+    assert s.check().conclusion == "failure"
+    assert "needs /deployment_creators" in (s.check().summary or "")
+    assert result.code == 3

@@ -7,7 +7,8 @@ the pipeline's own account of the deploy; it is recorded, but by itself it does 
 
 Anyone with write access (any workflow's token) can post a deployment status, so a status
 counts only when its creator is one the owner's policy names (`deployment_creators`); with
-none named, no deployment status counts, in either direction.
+none named, no deployment status counts, in either direction. A named creator's `success`
+satisfies endpoint_health only when the policy opts in (`deployment_success_counts: true`).
 """
 
 from __future__ import annotations
@@ -24,8 +25,10 @@ _FAILED = {"failure", "error"}
 
 
 def deployment_evidence(
-    claim: Claim, deployments: Sequence[Deployment], creators: Sequence[str] = ()
+    claim: Claim, deployments: Sequence[Deployment], creators: Sequence[str] = (),
+    success_counts: bool = False,
 ) -> list[EvidenceItem]:
+    """`success_counts` (opt-in): a named creator's success satisfies endpoint_health."""
     items = []
     for deployment in deployments:
         status = deployment.latest_status
@@ -62,7 +65,7 @@ def deployment_evidence(
                 f" {status.creator or 'an unknown account'}, not by a creator the policy trusts"
                 f" ({named}); anyone with write access can post a deployment status",
             )
-        elif status.state == "success":
+        elif status.state == "success" and not success_counts:
             disqualified = Disqualification(
                 "pipeline_account",
                 f"{label} reports success, which is the pipeline's own account of the deploy;"

@@ -108,7 +108,8 @@ def gather(
         file_inputs += [(f"workspace JUnit {f.path}", f.sha256) for f in run.files]
         items.append(judge_provenance(run_evidence(run, head_sha), facts.changes, facts.trust,
                                       arrival, workflow=runner.workflow_path))
-    items += deployment_evidence(claim, facts.deployments, facts.trust.deployment_creators)
+    items += deployment_evidence(claim, facts.deployments, facts.trust.deployment_creators,
+                                 facts.trust.deployment_success_counts)
     comparisons: list[TestSetComparison] = []
     if ci.junit:
         comparisons = compare_test_sets(api, ci.junit, facts.pull.base_ref,

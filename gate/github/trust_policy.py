@@ -6,6 +6,7 @@
     trusted_workflows: [.github/workflows/ci.yml]   # default: every workflow the PR left alone
     removed_tests: unverified  # or refuted, or warn
     deployment_creators: [deploy-bot[bot]]          # default: no deployment status counts
+    deployment_success_counts: false   # true: a named creator's `success` is endpoint_health
 
 Each section is validated when the policy is loaded (`parse_trust_policy`), so a misspelt
 key or a wrong type is invalid input naming the section, never a silently weaker gate.
@@ -24,7 +25,9 @@ EVIDENCE_CHAIN = "evidence_chain"
 TRUSTED_WORKFLOWS = "trusted_workflows"
 REMOVED_TESTS = "removed_tests"
 DEPLOYMENT_CREATORS = "deployment_creators"
-SECTIONS = frozenset({EVIDENCE_CHAIN, TRUSTED_WORKFLOWS, REMOVED_TESTS, DEPLOYMENT_CREATORS})
+DEPLOYMENT_SUCCESS_COUNTS = "deployment_success_counts"
+SECTIONS = frozenset({EVIDENCE_CHAIN, TRUSTED_WORKFLOWS, REMOVED_TESTS, DEPLOYMENT_CREATORS,
+                      DEPLOYMENT_SUCCESS_COUNTS})
 
 #: What produces and shapes test evidence: the workflows and actions that run the tests and
 #: the test runners' configuration (a conftest.py can mark every test passed).
@@ -55,6 +58,9 @@ class TrustPolicy:
     trusted_workflows: tuple[str, ...] | None = None  # None: all the PR did not change
     removed_tests: RemovedTests = RemovedTests.UNVERIFIED
     deployment_creators: tuple[str, ...] = ()
+    #: Opt-in: a `success` status from a named creator satisfies endpoint_health by itself
+    #: (the pipeline's account, trusted on purpose); default: only a live probe does.
+    deployment_success_counts: bool = False
 
 
 def _strings(value: Any, source: str, where: str) -> tuple[str, ...]:
@@ -91,6 +97,14 @@ def parse_trust_policy(sections: Mapping[str, Any], source: str) -> TrustPolicy:
         raise InvalidInput(source, None, f"/{REMOVED_TESTS}: {removed!r} is not one of"
                            " unverified, refuted, warn")
     creators = sections.get(DEPLOYMENT_CREATORS)
+    success_counts = sections.get(DEPLOYMENT_SUCCESS_COUNTS, False)
+    if not isinstance(success_counts, bool):
+        raise InvalidInput(source, None, f"/{DEPLOYMENT_SUCCESS_COUNTS} must be true or false")
+    if success_counts and not creators:
+        raise InvalidInput(
+            source, None, f"/{DEPLOYMENT_SUCCESS_COUNTS} needs /{DEPLOYMENT_CREATORS}",
+            "name the accounts whose deployment statuses count",
+        )
     return TrustPolicy(
         chain=policy.chain,
         allow_pr_changes=policy.allow_pr_changes,
@@ -99,4 +113,5 @@ def parse_trust_policy(sections: Mapping[str, Any], source: str) -> TrustPolicy:
         removed_tests=RemovedTests(removed),
         deployment_creators=() if creators is None else _strings(
             creators, source, DEPLOYMENT_CREATORS),
+        deployment_success_counts=success_counts,
     )
