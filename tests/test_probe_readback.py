@@ -233,3 +233,30 @@ def test_a_secret_that_cannot_be_a_header_is_invalid_input_without_its_value(
         _verify(tmp_path, _policy(tmp_path, server), environ={"RECORDS_TOKEN": value})
     assert TOKEN not in str(caught.value)
     assert server.seen == []
+
+
+def test_a_claim_asking_for_more_readbacks_than_max_probes_is_cut_off(
+    tmp_path: Path, records: tuple[RecordsService, Server]
+) -> None:
+    """A claim names its targets: 5 writes with max_probes 2 make 2 requests, not 5."""
+    _, server = records
+    document = json.loads((ROOT / "examples" / "claim.json").read_text())
+    document["mutations"] = [
+        {"id": f"m{i}", "kind": "state_write", "target": f"accounts/{4470 + i}",
+         "at": "2026-08-27T18:04:02Z", "x-intended": {"billing_zip": "94107"}}
+        for i in range(5)
+    ]
+    document["evidence"] = []
+    claim = tmp_path / "many.json"
+    claim.write_text(json.dumps(document))
+    for i in range(5):
+        _put(server, f"/accounts/{4470 + i}", {"billing_zip": "94107"})
+    before = len(server.seen)
+    policy = json.loads(_policy(tmp_path, server).read_text())
+    policy["probes"]["max_probes"] = 2
+    capped = tmp_path / "capped.json"
+    capped.write_text(json.dumps(policy))
+    result = _verify(tmp_path, capped, claim)
+    assert len(server.seen) - before == 2
+    assert result.verdict.state is VerdictState.UNVERIFIED
+    assert sum("over the policy's max_probes (2)" in u.message for u in result.verdict.unmet) == 3

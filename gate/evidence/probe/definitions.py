@@ -28,6 +28,7 @@ DEFAULT_WINDOW_S = 60.0
 DEFAULT_BACKOFF_S = 1.0
 DEFAULT_MAX_BACKOFF_S = 10.0
 DEFAULT_MAX_RESPONSE_BYTES = 1 << 20
+DEFAULT_MAX_PROBES = 50
 
 #: The spec's reason, quoted in the error for a probe that only checks a status code.
 STATUS_ONLY_REASON = (
@@ -94,6 +95,7 @@ _SECTION_SCHEMA: dict[str, Any] = {
             "additionalProperties": False,
         },
         "max_response_bytes": {"type": "integer", "minimum": 1, "maximum": 1 << 28},
+        "max_probes": {"type": "integer", "minimum": 1, "maximum": 10000},
         "ca_bundle": {"type": "string", "minLength": 1},
         "endpoint_health": {
             "type": "array",
@@ -231,6 +233,9 @@ class ProbeSettings:
     timeout_s: float = DEFAULT_TIMEOUT_S
     retry: Retry = Retry()
     max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES
+    #: A claim names its targets, so it could ask for thousands of readbacks: beyond this
+    #: many probes in one run the rest are not made (their mutations stay unverified).
+    max_probes: int = DEFAULT_MAX_PROBES
     ca_bundle: str | None = None
     endpoint_health: tuple[EndpointProbe, ...] = ()
     state_readback: tuple[ReadbackProbe, ...] = ()
@@ -490,6 +495,7 @@ def parse_probes(raw: Any, source: str) -> ProbeSettings:
         timeout_s=float(raw.get("timeout_s", DEFAULT_TIMEOUT_S)),
         retry=retry,
         max_response_bytes=int(raw.get("max_response_bytes", DEFAULT_MAX_RESPONSE_BYTES)),
+        max_probes=int(raw.get("max_probes", DEFAULT_MAX_PROBES)),
         ca_bundle=raw.get("ca_bundle"),
     )
     endpoints = tuple(

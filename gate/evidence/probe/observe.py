@@ -203,7 +203,14 @@ class ProbeRunner:
     def collect(self, claim: Claim, requires: Iterable[CheckType] = ()) -> list[EvidenceItem]:
         jobs = self.plan(claim, tuple(requires))
         fetcher = Fetcher(self.settings, self.io.transport, self.io.clock, self.io.sleep)
-        return [self._run(job, fetcher) for job in jobs]
+        cap = self.settings.max_probes
+        items = [self._run(job, fetcher) for job in jobs[:cap]]
+        items += [
+            self._failed(job, f"not probed: the claim asks for {len(jobs)} probes, over the"
+                         f" policy's max_probes ({cap})", FAILED, self.io.clock(), 0, Secrets(()))
+            for job in jobs[cap:]
+        ]
+        return items
 
     # -- planning -------------------------------------------------------------------------
     def plan(self, claim: Claim, requires: tuple[CheckType, ...]) -> list[_Job]:
