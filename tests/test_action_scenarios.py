@@ -47,6 +47,9 @@ def test_verified_when_a_passing_ci_run_followed_the_last_edit(
     assert run["id"] == s.runs[0].id
     assert run["workflow_path"] == ".github/workflows/ci.yml"
     assert "## Completion claim: ✅ verified" in files.summary.read_text("utf-8")
+    summary = files.summary.read_text("utf-8")
+    folded = summary.split("<summary>The completed claim (JSON)</summary>", 1)[1]
+    assert json.loads(folded.split("````json\n", 1)[1].split("\n````", 1)[0]) == record
     assert json.loads(check.text or "")["verdict"]["state"] == "verified"
     assert github_hub.storage_requests
     assert all(r.authorization is None for r in github_hub.storage_requests), (

@@ -280,6 +280,23 @@ def _decide_one(
     return _Decided(found, report, verdict, json.dumps(record, indent=2), summary)
 
 
+MAX_SUMMARY_RECORD_CHARS = 200_000
+
+
+def record_details(record_json: str | None) -> str:
+    """The completed claim, folded, for the job summary (which GitHub caps at 1 MiB)."""
+    if not record_json:
+        return ""
+    if len(record_json) > MAX_SUMMARY_RECORD_CHARS:
+        return ("\n_The completed claim is too large for the job summary; it is the"
+                " `claim-json` output file._\n")
+    fence = "````"  # longer than any ``` an agent could put in a string
+    while fence in record_json:
+        fence += "`"
+    return (f"\n<details><summary>The completed claim (JSON)</summary>\n\n{fence}json\n"
+            f"{record_json}\n{fence}\n\n</details>\n")
+
+
 def _finish(
     api: GitHubApi,
     reports: Sequence[CheckRunReport],
@@ -314,7 +331,7 @@ def _finish(
         except OSError as exc:
             raise CouldNotDecide(f"{claim_json}: cannot write the completed claim: {exc}") from None
     for d in decided:
-        append_summary(runner.summary_file, d.summary)
+        append_summary(runner.summary_file, d.summary + record_details(d.record_json))
     if not decided:
         for report in reports:
             append_summary(runner.summary_file, report.summary)
