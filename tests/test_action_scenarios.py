@@ -488,3 +488,15 @@ def test_success_counting_without_named_creators_is_refused(
     assert s.check().conclusion == "failure"
     assert "needs /deployment_creators" in (s.check().summary or "")
     assert result.code == 3
+
+
+def test_a_rate_limit_that_outlasts_the_retries_is_a_fault_not_a_fork_token(
+    github_hub: Hub, tmp_path: Path
+) -> None:
+    s = scenario(github_hub, claim_json([edit(at=T0 - timedelta(minutes=3))]))
+    s.add_run(junit_xml())
+    github_hub.rate_limit("POST /repos/{owner}/{repo}/check-runs", times=10, retry_after=0)
+    result, _ = act(s, tmp_path)
+    assert result.code == 4
+    assert "workflow_run" not in result.stdout  # not the fork set-up advice
+    assert "could not" in result.stdout

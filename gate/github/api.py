@@ -395,7 +395,8 @@ class GitHubApi:
         try:
             _, data = self._request("POST", f"{self._repo}/check-runs", body=payload)
         except _ApiError as exc:
-            if exc.status in (403, 404):
+            # A rate limit that outlasted the retries is a fault, not a token without rights.
+            if exc.status in (403, 404) and "rate limit" not in str(exc).lower():
                 raise CheckRunForbidden(str(exc)) from None
             raise
         app = data.get("app") or {}
