@@ -490,12 +490,14 @@ def test_success_counting_without_named_creators_is_refused(
     assert result.code == 3
 
 
+@pytest.mark.parametrize("primary", [False, True])
 def test_a_rate_limit_that_outlasts_the_retries_is_a_fault_not_a_fork_token(
-    github_hub: Hub, tmp_path: Path
+    github_hub: Hub, tmp_path: Path, primary: bool
 ) -> None:
     s = scenario(github_hub, claim_json([edit(at=T0 - timedelta(minutes=3))]))
     s.add_run(junit_xml())
-    github_hub.rate_limit("POST /repos/{owner}/{repo}/check-runs", times=10, retry_after=0)
+    github_hub.rate_limit("POST /repos/{owner}/{repo}/check-runs", times=10, retry_after=0,
+                          primary=primary)
     result, _ = act(s, tmp_path)
     assert result.code == 4
     assert "workflow_run" not in result.stdout  # not the fork set-up advice
