@@ -376,17 +376,11 @@ class _Counter:
         if entry is None and not failing:
             if flaky:
                 self.flaky_names.append(key)
-            if not merge:
-                if outcome is Outcome.SKIPPED:
-                    self.quiet_skipped += 1
-                else:
-                    self.quiet_passed += 1
-                    self.quiet_flaky += flaky
-                return
-            digest = hash(key) ^ self.salt
-            code = (_SKIPPED_BIT if outcome is Outcome.SKIPPED else 0) | (_FLAKY_BIT * flaky)
-            self.coded += code != 0
-            self.buckets[digest & 255].append((digest & ~3) | code)
+            if merge:  # a later attempt may still fail: remember this one by its digest
+                digest = hash(key) ^ self.salt
+                code = (_SKIPPED_BIT if outcome is Outcome.SKIPPED else 0) | (_FLAKY_BIT * flaky)
+                self.coded += code != 0
+                self.buckets[digest & 255].append((digest & ~3) | code)
             if outcome is Outcome.SKIPPED:
                 self.quiet_skipped += 1
             else:
