@@ -2,8 +2,8 @@
 
 `verify --probe` adds these items to the operator's evidence before the engine decides;
 `claim-gate probe` writes them as records for a later `verify --evidence`, for systems a CI
-job can reach but the gate cannot. The GitHub Action will call the same function with the
-environment URLs from the deployment statuses.
+job can reach but the gate cannot. The GitHub Action (`gate/github/gate_run.py`) calls the
+same function with the environment URLs from the deployment statuses.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The command-line side of the probe room: its arguments and `claim-gate probe`.
 
-Kept here so that `gate/cli.py` only wires the room in; the GitHub Action will build the
+Kept here so that `gate/cli.py` only wires the room in; the GitHub Action builds the
 same `ProbeContext` from the deployment statuses instead of from `--environment-url`.
 """
 
