@@ -180,7 +180,7 @@ def run_gate(
                 conclusion="neutral",
                 title="no claim required: the PR's author and branch are not an agent's",
             )
-            return _finish(api, [report], [], runner, clock, emit, inputs)
+            return _finish(api, [report], [], runner, clock, emit, inputs, not_required=True)
         policy = load_action_policy(api, inputs.policy, pull.base_ref).trusting(
             inputs.trusted_verifiers
         )
@@ -305,7 +305,10 @@ def _finish(
     clock: Callable[[], datetime],
     emit: Callable[[str], None],
     inputs: ActionInputs,
+    not_required: bool = False,
 ) -> GateOutcome:
+    """Post the checks, write the files and outputs; `not_required`: the PR is outside the
+    agent globs (a neutral check, exit 0)."""
     posted: list[int] = []
     for report in reports:
         try:
@@ -317,9 +320,7 @@ def _finish(
     if not decided or any(d.verdict is None for d in decided):
         states.append(VerdictState.UNVERIFIED)  # no claim, or one that cannot be read
     worst = max(states, key=_SEVERITY.__getitem__)
-    verdict_name = str(worst)
-    if reports and reports[0].conclusion == "neutral" and not decided:
-        verdict_name = "not-required" if "no claim required" in reports[0].title else verdict_name
+    verdict_name = "not-required" if not_required else str(worst)
     claim_json = None
     records = [d.record_json for d in decided if d.record_json]
     if records:
@@ -341,8 +342,6 @@ def _finish(
         "unmet-count": str(unmet),
         "claim-json": str(claim_json) if claim_json else "",
     })
-    if inputs.mode is Mode.OBSERVE or verdict_name == "not-required":
-        code = 0
-    else:
-        code = int(EXIT_FOR_STATE[worst])
+    blocking = inputs.mode is Mode.ENFORCE and not not_required
+    code = int(EXIT_FOR_STATE[worst]) if blocking else 0
     return GateOutcome(code, verdict_name, unmet, claim_json, tuple(posted))
