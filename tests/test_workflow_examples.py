@@ -69,3 +69,14 @@ def test_actionlint_rejects_an_unknown_input(tmp_path: Path) -> None:
     result = lint_as_local_action(tmp_path, text)
     assert result.returncode != 0
     assert "artifact-nmae" in result.stdout
+
+
+def test_the_readme_documents_every_input_and_output_of_action_yml() -> None:
+    import yaml
+
+    spec = yaml.safe_load((ROOT / "action.yml").read_text("utf-8"))
+    readme = (ROOT / "README.md").read_text("utf-8")
+    table = readme[readme.index("### Inputs and outputs"):readme.index("### Set-up 1")]
+    missing = [name for name in spec["inputs"] if f"| `{name}` |" not in table]
+    missing += [name for name in spec["outputs"] if f"`{name}`" not in table]
+    assert not missing, f"README's inputs table lacks {missing}"
