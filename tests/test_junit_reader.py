@@ -352,3 +352,21 @@ def test_identities_are_kept_only_when_asked_and_only_up_to_the_cap(tmp_path: Pa
     assert capped.identities is not None
     assert len(capped.identities) == 2
     assert not capped.identities_complete
+
+
+def test_the_plugins_started_at_property_is_the_time_of_the_run(tmp_path: Path) -> None:
+    """pytest writes a naive suite timestamp; the plugin's zoned started_at is the binding."""
+    body = ('<properties><property name="claim-gate.started_at"'
+            ' value="2026-08-27T18:04:05+02:00"/></properties>'
+            '<testcase classname="c" name="t"/>')
+    path = write_text(tmp_path / "r.xml", _suite(body, 'timestamp="2026-08-27T18:04:05"'))
+    read = read_junit_file(path)
+    assert read.time.at == datetime(2026, 8, 27, 16, 4, 5, tzinfo=UTC)
+    assert "claim-gate.started_at" in read.time.note
+
+
+def test_a_naive_started_at_is_not_read_as_utc(tmp_path: Path) -> None:
+    body = ('<properties><property name="claim-gate.started_at" value="2026-08-27T18:04:05"/>'
+            '</properties><testcase classname="c" name="t"/>')
+    read = read_junit_file(write_text(tmp_path / "r.xml", _suite(body)))
+    assert read.time.source == "mtime"

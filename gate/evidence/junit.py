@@ -20,7 +20,8 @@ ignored because writers often get them wrong):
 
 What counts as evidence: everything named by `--junit` in one `verify` is one test run and
 one evidence item (a test a policy names may live in any shard). Its time (`at`) is the
-earliest of its files' times: a suite `timestamp` with a zone, else the file's modification
+earliest of its files' times: the plugin's `claim-gate.started_at` property, else a suite
+`timestamp` with a zone, else the file's modification
 time on the gate's machine (`x-junit.files[].time_source` says which; a timestamp without a
 zone is never read as UTC). A run with no executed test, or only skipped tests, is not
 evidence (absence, never a pass); nor is a file made on another commit (`other_commit`) or

@@ -62,6 +62,8 @@ _SCAN_CHARS = 10_000
 #: Properties naming the commit a run tested (the pytest plugin writes the first).
 COMMIT_PROPERTIES = ("claim-gate.commit", "git.commit", "vcs.revision")
 TREE_CLEAN_PROPERTY = "claim-gate.tree_clean"
+#: Written by claim-gate's pytest plugin: when the session started, with a zone.
+STARTED_AT_PROPERTY = "claim-gate.started_at"
 #: `claim-gate.tree_clean` values that say the run was on a dirty tree.
 NOT_CLEAN = frozenset({"false", "0", "no", "dirty"})
 
@@ -300,6 +302,7 @@ class _Counter:
         self.flaky_names: list[str] = []
         self.suites = 0
         self.zoned: list[datetime] = []
+        self.started: list[datetime] = []  # claim-gate.started_at (the pytest plugin's)
         self.time_problems: list[str] = []
         self.commits: dict[tuple[str, str], None] = {}
         self.tree_clean: str | None = None
@@ -425,7 +428,11 @@ class _Counter:
             return
         name = prop.get("name")
         value = (prop.get("value") or prop.text or "").strip()
-        if name in COMMIT_PROPERTIES and value:
+        if name == STARTED_AT_PROPERTY and value:
+            parsed = parse_suite_timestamp(value)
+            if parsed.at is not None:
+                self.started.append(parsed.at)  # a naive value is ignored, never read as UTC
+        elif name in COMMIT_PROPERTIES and value:
             self.commits[(name, value)] = None
         elif name == TREE_CLEAN_PROPERTY and (
             self.tree_clean is None or value.lower() in NOT_CLEAN
@@ -502,6 +509,9 @@ class _Counter:
         return totals, failing
 
     def time_source(self, mtime: datetime) -> TimeSource:
+        if self.started:
+            return TimeSource(min(self.started), "timestamp",
+                              "claim-gate.started_at, written by the pytest plugin with a zone")
         if self.time_problems:
             return TimeSource(
                 mtime, "mtime",
