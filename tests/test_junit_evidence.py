@@ -140,11 +140,19 @@ def test_a_failing_run_on_another_commit_is_unverified_not_refuted(tmp_path: Pat
     assert verdict.unmet[0].code == "other_commit"
 
 
-def test_a_dirty_tree_does_not_count(tmp_path: Path) -> None:
-    run = _run(tmp_path, Case("a"), properties=(("claim-gate.tree_clean", "false"),))
+@pytest.mark.parametrize("value", ["false", "dirty", "maybe", ""])
+def test_a_dirty_or_unclear_tree_does_not_count(tmp_path: Path, value: str) -> None:
+    """Clean only when the file says so plainly; `maybe` is not clean."""
+    run = _run(tmp_path, Case("a"), properties=(("claim-gate.tree_clean", value),))
     item = run_evidence(run)
     assert item.disqualified is not None
     assert item.disqualified.code == "dirty_tree"
+
+
+@pytest.mark.parametrize("value", ["true", "True", "1", "yes"])
+def test_a_plainly_clean_tree_counts(tmp_path: Path, value: str) -> None:
+    run = _run(tmp_path, Case("a"), properties=(("claim-gate.tree_clean", value),))
+    assert run_evidence(run).disqualified is None
 
 
 @pytest.mark.parametrize("order", [("false", "true"), ("true", "false"), ("unknown", "false")])

@@ -49,7 +49,7 @@ from gate.claim.model import JSON, CheckType, Claim, Evidence, Verifier, Verifie
 from gate.errors import InvalidInput
 from gate.evidence.interface import Disqualification, EvidenceItem, Origin
 from gate.evidence.junit_model import FailingTest, JUnitFile, Outcome, Totals
-from gate.evidence.junit_reader import DEFAULT_MAX_JUNIT_BYTES, NOT_CLEAN, read_junit_file
+from gate.evidence.junit_reader import CLEAN, DEFAULT_MAX_JUNIT_BYTES, read_junit_file
 from gate.policy import Policy
 from gate.timefmt import format_rfc3339
 
@@ -187,11 +187,12 @@ def _disqualification(
                         f"{file.path} says it tested commit {commit[:80]!r} ({prop}), not the head"
                         f" {head_sha}: it is about other code",
                     )
-        if file.tree_clean is not None and file.tree_clean.strip().lower() in NOT_CLEAN:
+        if file.tree_clean is not None and file.tree_clean.strip().lower() not in CLEAN:
             return Disqualification(
                 "dirty_tree",
-                f"{file.path} was written from a working tree with uncommitted changes"
-                " (claim-gate.tree_clean=false): it is not about the committed code",
+                f"{file.path} does not say its working tree was clean"
+                f" (claim-gate.tree_clean={file.tree_clean!r}): tests of uncommitted changes are"
+                " not about the committed code",
             )
     totals = run.totals
     if totals.tests == 0:

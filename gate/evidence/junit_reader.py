@@ -64,8 +64,9 @@ COMMIT_PROPERTIES = ("claim-gate.commit", "git.commit", "vcs.revision")
 TREE_CLEAN_PROPERTY = "claim-gate.tree_clean"
 #: Written by claim-gate's pytest plugin: when the session started, with a zone.
 STARTED_AT_PROPERTY = "claim-gate.started_at"
-#: `claim-gate.tree_clean` values that say the run was on a dirty tree.
-NOT_CLEAN = frozenset({"false", "0", "no", "dirty"})
+#: `claim-gate.tree_clean` values that say the tree was clean; any other stated value (false,
+#: dirty, maybe, ...) means it was not: a run is trusted clean only when it says so plainly.
+CLEAN = frozenset({"true", "1", "yes", "clean"})
 
 _TAGS = (
     "{*}testcase", "{*}testsuite", "{*}testsuites", "{*}property", "{*}failure", "{*}error",
@@ -435,7 +436,7 @@ class _Counter:
         elif name in COMMIT_PROPERTIES and value:
             self.commits[(name, value)] = None
         elif name == TREE_CLEAN_PROPERTY and (
-            self.tree_clean is None or value.lower() in NOT_CLEAN
+            self.tree_clean is None or value.lower() not in CLEAN
         ):
             self.tree_clean = value  # shards merged into one file: any dirty one decides
 
