@@ -9,9 +9,6 @@ import pytest
 
 from gate.claim.codec import parse_evidence
 from gate.evidence.commit_binding import (
-    Binding,
-    binding_of_properties,
-    check_binding,
     check_record,
     parse_head_sha,
 )
@@ -116,19 +113,6 @@ def test_exit_status_is_only_read_from_pytest_records() -> None:
     record = _record(observed_value={"tests": 4, "exit_status": 2})
     record["verifier"] = {"id": "someone-else/1", "kind": "independent"}
     assert _code(record, None) is None
-
-
-def test_junit_properties_give_the_same_binding() -> None:
-    assert binding_of_properties({"claim-gate.commit": HEAD, "claim-gate.tree_clean": "true"}) \
-        == Binding(HEAD, True, HEAD)
-    dirty = binding_of_properties({"claim-gate.commit": HEAD, "claim-gate.tree_clean": "false"})
-    assert check_binding(dirty, HEAD) is not None
-    unknown = binding_of_properties({"claim-gate.commit": "unknown"})
-    found = check_binding(unknown, HEAD)
-    assert found is not None
-    assert found.code == "unbound_commit"
-    odd = binding_of_properties({"claim-gate.commit": HEAD, "claim-gate.tree_clean": "maybe"})
-    assert odd.tree_clean is False
 
 
 @pytest.mark.parametrize("text", [HEAD, HEAD.upper(), "c" * 64])

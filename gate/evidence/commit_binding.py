@@ -2,15 +2,15 @@
 
 A run on the exact commit the PR ends with followed every edit in it, whatever any clock
 says. With `--head-sha`, a test run bound to another commit, run on a dirty tree, or not
-bound to any commit is not evidence about the claimed work. Shared by every source that
-carries a binding: the pytest plugin's records (`x-commit`, `x-tree-clean`) and JUnit
-files with `claim-gate.commit` / `claim-gate.tree_clean` properties.
+bound to any commit is not evidence about the claimed work. This module reads the pytest
+plugin's records (`x-commit`, `x-tree-clean`); JUnit files carry the same binding as
+`claim-gate.commit` / `claim-gate.tree_clean` properties, read by `gate/evidence/junit.py`
+(a merged file can hold several shards' bindings, and any one that is off decides).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 from gate.claim.model import JSON, CheckType, Evidence
@@ -62,14 +62,6 @@ def binding_of_record(evidence: Evidence) -> Binding:
         raw_clean if isinstance(raw_clean, bool) else None if raw_clean is None else False,
         raw_commit,
     )
-
-
-def binding_of_properties(properties: Mapping[str, str]) -> Binding:
-    """The binding in JUnit `<property>`s written by the pytest plugin."""
-    raw_commit = properties.get("claim-gate.commit")
-    raw_clean = properties.get("claim-gate.tree_clean")
-    clean = {"true": True, "false": False, "unknown": None, None: None}.get(raw_clean, False)
-    return Binding(normalise_sha(raw_commit), clean, raw_commit)
 
 
 def check_binding(binding: Binding, head_sha: str | None) -> Disqualification | None:
