@@ -12,6 +12,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from pytest_mock import MockerFixture
 
 from tests.action_support import (
     REPO,
@@ -502,3 +503,18 @@ def test_a_rate_limit_that_outlasts_the_retries_is_a_fault_not_a_fork_token(
     assert result.code == 4
     assert "workflow_run" not in result.stdout  # not the fork set-up advice
     assert "could not" in result.stdout
+
+
+def test_a_crash_inside_the_gate_still_leaves_a_blocking_check(
+    github_hub: Hub, tmp_path: Path, mocker: MockerFixture
+) -> None:
+    """A bug is a fault that is hard to provoke for real: mocked, and never a pass."""
+    s = scenario(github_hub, claim_json([edit(at=T0 - timedelta(minutes=3))]))
+    s.add_run(junit_xml())
+    mocker.patch("gate.github.gate_run.decide", side_effect=RuntimeError("engine exploded"))
+    result, _ = act(s, tmp_path)
+    check = s.check()
+    assert check.conclusion == "failure"
+    assert "internal error RuntimeError: engine exploded" in (check.summary or "")
+    assert result.code == 4
+    assert "Traceback" not in result.stdout
