@@ -57,3 +57,11 @@ def test_oversized_policy_file_is_refused(tmp_path: Path) -> None:
     path.write_text("id: p\n" + "# padding\n" * 200_000, encoding="utf-8")
     with pytest.raises(InvalidInput, match="limit"):
         load_policy(path)
+
+
+def test_a_whole_float_age_is_an_integer_as_json_schema_says() -> None:
+    """`max_age_s: 60.0` passes the schema (0.0 is an integer there); it crashed the reader."""
+    assert parse_policy_text('{"id": "p", "max_age_s": 60.0}', "p").max_age_s[
+        CheckType.TEST_RUN] == 60
+    assert parse_policy_text("id: p\nmax_age_s: {test_run: 30.0}\n", "p").max_age_s[
+        CheckType.TEST_RUN] == 30

@@ -29,8 +29,8 @@ def extensions_of(document: Mapping[str, JSON]) -> dict[str, JSON]:
 
 def parse_max_age(value: JSON) -> dict[CheckType, int]:
     """`max_age_s` as an integer for every check type, or a map by check type."""
-    if isinstance(value, int):
-        return dict.fromkeys(CheckType, value)
+    if isinstance(value, int | float):  # JSON Schema counts 300.0 as an integer too
+        return dict.fromkeys(CheckType, int(value))
     return {CheckType(key): int(seconds) for key, seconds in value.items()}
 
 

@@ -1,0 +1,102 @@
+"""Any bytes, any mutation of a valid document: the readers answer with a value or with
+InvalidInput (exit 3) - never another exception, which would surface as a crash."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from gate.claim.loader import parse_claim_bytes
+from gate.errors import InvalidInput
+from gate.evidence.junit_reader import read_junit_file
+from gate.policy import parse_policy_text
+
+DATA = Path(__file__).resolve().parent.parent / "data"
+SEED = (DATA / "claims" / "seed-example.json").read_bytes()
+JUNIT = (DATA / "junit-corpus" / "files" / "EnricoMi__publish-unit-test-result-action"
+         / "junit.fail.xml").read_bytes()
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner,
+                                                                  max_size=3),
+    max_leaves=10,
+)
+
+
+@st.composite
+def mutated_claims(draw: st.DrawFn) -> bytes:
+    """The seed claim with one value somewhere replaced by an arbitrary JSON value."""
+    document: Any = json.loads(SEED)
+    node = document
+    path: list[Any] = []
+    while isinstance(node, dict | list) and node and draw(st.booleans()):
+        key = draw(st.sampled_from(sorted(node) if isinstance(node, dict) else range(len(node))))
+        path.append(key)
+        node = node[key]
+    if not path:
+        return json.dumps(draw(JSON_VALUES)).encode()
+    parent = document
+    for key in path[:-1]:
+        parent = parent[key]
+    parent[path[-1]] = draw(JSON_VALUES)
+    return json.dumps(document).encode()
+
+
+def _splice(original: bytes, data: st.DataObject) -> bytes:
+    cut = data.draw(st.integers(0, len(original)))
+    return original[:cut] + data.draw(st.binary(max_size=40)) + original[cut + data.draw(
+        st.integers(0, 40)):]
+
+
+def refusal(load: Callable[[], object]) -> InvalidInput | None:
+    """Run a reader: None when it accepted the input, the InvalidInput when it refused it;
+    any other exception propagates and fails the test."""
+    try:
+        load()
+    except InvalidInput as exc:
+        return exc
+    return None
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.binary(max_size=200), mutated_claims()))
+def test_any_claim_bytes_load_or_are_invalid_input(data: bytes) -> None:
+    error = refusal(lambda: parse_claim_bytes(data, "claim.json"))
+    assert error is None or str(error).startswith("claim.json")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_damaged_claim_text_loads_or_is_invalid_input(data: st.DataObject) -> None:
+    damaged = _splice(SEED, data)
+    error = refusal(lambda: parse_claim_bytes(damaged, "claim.json"))
+    assert error is None or str(error).startswith("claim.json")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.text(max_size=200),
+                 JSON_VALUES.map(lambda v: json.dumps({"id": "p", "requires": v})),
+                 JSON_VALUES.map(lambda v: json.dumps({"id": "p", "max_age_s": v}))))
+def test_any_policy_text_loads_or_is_invalid_input(text: str) -> None:
+    error = refusal(lambda: parse_policy_text(text, "policy.yml"))
+    assert error is None or str(error).startswith("policy.yml")
+
+
+@settings(max_examples=200, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_damaged_junit_reads_or_is_invalid_input(tmp_path: Path, data: st.DataObject) -> None:
+    path = tmp_path / "report.xml"
+    path.write_bytes(_splice(JUNIT, data))
+    try:
+        read = read_junit_file(path)
+    except InvalidInput:
+        return
+    totals = read.totals
+    assert totals.tests == totals.passed + totals.failures + totals.errors + totals.skipped
