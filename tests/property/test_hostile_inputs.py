@@ -100,3 +100,58 @@ def test_damaged_junit_reads_or_is_invalid_input(tmp_path: Path, data: st.DataOb
         return
     totals = read.totals
     assert totals.tests == totals.passed + totals.failures + totals.errors + totals.skipped
+
+
+HOOKS = DATA / "webhooks"
+EVENTS = ["pull_request", "pull_request_target", "workflow_run", "workflow_dispatch",
+          "merge_group", "push"]
+PAYLOADS = {name: json.loads((HOOKS / f"{name}.json").read_text("utf-8")) for name in (
+    "pull_request.opened.1", "workflow_run.completed.1", "merge_group.checks_requested.1")}
+
+
+@st.composite
+def mutated_payloads(draw: st.DrawFn) -> Any:
+    document: Any = json.loads(json.dumps(PAYLOADS[draw(st.sampled_from(sorted(PAYLOADS)))]))
+    node = document
+    path: list[Any] = []
+    while isinstance(node, dict | list) and node and draw(st.integers(0, 3)):
+        key = draw(st.sampled_from(sorted(node) if isinstance(node, dict) else range(len(node))))
+        path.append(key)
+        node = node[key]
+    if not path:
+        return draw(JSON_VALUES)
+    parent = document
+    for key in path[:-1]:
+        parent = parent[key]
+    parent[path[-1]] = draw(JSON_VALUES)
+    return document
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(EVENTS), mutated_payloads(), st.one_of(st.none(), st.integers()))
+def test_any_event_payload_gives_a_trigger_or_invalid_input(
+    name: str, payload: Any, pr: int | None
+) -> None:
+    from gate.github.event import parse_event
+
+    error = refusal(lambda: parse_event(name, payload, "event.json", pr))
+    assert error is None or str(error).startswith("event.json")
+
+
+@settings(max_examples=200, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_any_evidence_file_loads_or_is_invalid_input(tmp_path: Path, data: st.DataObject) -> None:
+    from gate.claim.loader import load_evidence_records
+
+    record = json.loads(SEED)["evidence"][0]
+    text = data.draw(st.one_of(
+        st.binary(max_size=120),
+        JSON_VALUES.map(lambda v: json.dumps(v).encode()),
+        JSON_VALUES.map(lambda v: json.dumps([{**record, "covers": v}]).encode()),
+        JSON_VALUES.map(lambda v: json.dumps({**record, "at": v}).encode()),
+    ))
+    path = tmp_path / "evidence.json"
+    path.write_bytes(text)
+    error = refusal(lambda: load_evidence_records(path))
+    assert error is None or str(error).startswith(str(path))
