@@ -155,3 +155,79 @@ def test_any_evidence_file_loads_or_is_invalid_input(tmp_path: Path, data: st.Da
     path.write_bytes(text)
     error = refusal(lambda: load_evidence_records(path))
     assert error is None or str(error).startswith(str(path))
+
+
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(document=mutated_claims(),
+       fmt=st.sampled_from(["text", "json", "markdown", "junit", "github"]))
+def test_verify_never_fails_as_a_fault_on_any_claim(
+    tmp_path: Path, document: bytes, fmt: str
+) -> None:
+    """Exit 4 means the gate broke; no claim content may do that, in any output format."""
+    import io
+
+    from gate.cli import main
+
+    path = tmp_path / "claim.json"
+    path.write_bytes(document)
+    err = io.StringIO()
+    code = main(["verify", str(path), "--format", fmt, "--now", "2026-08-27T18:04:10Z"],
+                out=io.StringIO(), err=err)
+    assert code in (0, 1, 2, 3), err.getvalue()
+
+
+@st.composite
+def weird_valid_claims(draw: st.DrawFn) -> bytes:
+    """Claims the schema accepts, with hostile text, extreme times and odd values."""
+    from datetime import UTC, timedelta, timezone
+
+    def stamp() -> str:
+        moment = draw(st.datetimes(timezones=st.just(UTC)))
+        offset = draw(st.integers(-14 * 60, 14 * 60))
+        try:
+            shown = moment.astimezone(timezone(timedelta(minutes=offset)))
+        except OverflowError:
+            shown = moment
+        return shown.isoformat()
+
+    ids = draw(st.lists(st.text(min_size=1, max_size=12), min_size=0, max_size=4, unique=True))
+    text = st.text(max_size=40)
+    return json.dumps({
+        "spec_version": "0.1",
+        "task": {"id": draw(st.text(min_size=1, max_size=12)), "description": draw(text)},
+        "claimed_outcome": draw(st.text(min_size=1, max_size=60)),
+        "mutations": [{"id": i, "kind": draw(st.sampled_from(["file_edit", "state_write",
+                                                             "deploy", draw(st.text(min_size=1,
+                                                                                    max_size=8))])),
+                       "target": draw(text), "at": stamp()} for i in ids],
+        "evidence": [{
+            "check_type": draw(st.sampled_from(["test_run", "endpoint_health",
+                                                "state_readback"])),
+            "at": stamp(),
+            "covers": draw(st.lists(st.sampled_from(ids), max_size=2)) if ids else [],
+            "expected": draw(st.dictionaries(st.text(max_size=6), JSON_VALUES, max_size=3)),
+            "observed_value": draw(JSON_VALUES),
+            "verifier": {"id": draw(st.text(min_size=1, max_size=12)),
+                         "kind": draw(st.sampled_from(["independent", "self_attested"]))},
+        } for _ in range(draw(st.integers(0, 3)))],
+    }).encode()
+
+
+@settings(max_examples=200, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(document=weird_valid_claims(),
+       fmt=st.sampled_from(["text", "json", "markdown", "junit", "github"]))
+def test_verify_decides_any_valid_claim_in_every_format(
+    tmp_path: Path, document: bytes, fmt: str
+) -> None:
+    import io
+
+    from gate.cli import main
+
+    path = tmp_path / "claim.json"
+    path.write_bytes(document)
+    err = io.StringIO()
+    code = main(["verify", str(path), "--format", fmt, "--trusted-verifier", "*",
+                 "--now", "2026-08-27T18:04:10Z"], out=io.StringIO(), err=err)
+    assert code in (0, 1, 2, 3), err.getvalue()
