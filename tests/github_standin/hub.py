@@ -122,11 +122,14 @@ class DeploymentStatusSpec:
 
 
 def zip_bytes(files: Mapping[str, FileContent]) -> bytes:
-    """A zip archive holding `files` (name -> content), as an artifact's bytes."""
+    """A zip archive holding `files` (name -> content), as an artifact's bytes. Entries carry a
+    fixed date, so the same files always give the same bytes (tests compare them)."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         for name, content in files.items():
-            archive.writestr(name, content.encode() if isinstance(content, str) else content)
+            entry = zipfile.ZipInfo(name, date_time=(2026, 1, 1, 0, 0, 0))
+            entry.compress_type = zipfile.ZIP_DEFLATED
+            archive.writestr(entry, content.encode() if isinstance(content, str) else content)
     return buffer.getvalue()
 
 
