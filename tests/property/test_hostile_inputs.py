@@ -29,23 +29,28 @@ JSON_VALUES = st.recursive(
 )
 
 
-@st.composite
-def mutated_claims(draw: st.DrawFn) -> bytes:
-    """The seed claim with one value somewhere replaced by an arbitrary JSON value."""
-    document: Any = json.loads(SEED)
+def replace_somewhere(draw: st.DrawFn, document: Any, go_deeper: st.SearchStrategy[Any]) -> Any:
+    """`document` with one value, reached by a random walk, replaced by an arbitrary JSON
+    value (the whole document when the walk stops at once)."""
     node = document
     path: list[Any] = []
-    while isinstance(node, dict | list) and node and draw(st.booleans()):
+    while isinstance(node, dict | list) and node and draw(go_deeper):
         key = draw(st.sampled_from(sorted(node) if isinstance(node, dict) else range(len(node))))
         path.append(key)
         node = node[key]
     if not path:
-        return json.dumps(draw(JSON_VALUES)).encode()
+        return draw(JSON_VALUES)
     parent = document
     for key in path[:-1]:
         parent = parent[key]
     parent[path[-1]] = draw(JSON_VALUES)
-    return json.dumps(document).encode()
+    return document
+
+
+@st.composite
+def mutated_claims(draw: st.DrawFn) -> bytes:
+    """The seed claim with one value somewhere replaced by an arbitrary JSON value."""
+    return json.dumps(replace_somewhere(draw, json.loads(SEED), st.booleans())).encode()
 
 
 def _splice(original: bytes, data: st.DataObject) -> bytes:
@@ -111,20 +116,9 @@ PAYLOADS = {name: json.loads((HOOKS / f"{name}.json").read_text("utf-8")) for na
 
 @st.composite
 def mutated_payloads(draw: st.DrawFn) -> Any:
+    """A real example payload with one value somewhere replaced (walks deeper than claims)."""
     document: Any = json.loads(json.dumps(PAYLOADS[draw(st.sampled_from(sorted(PAYLOADS)))]))
-    node = document
-    path: list[Any] = []
-    while isinstance(node, dict | list) and node and draw(st.integers(0, 3)):
-        key = draw(st.sampled_from(sorted(node) if isinstance(node, dict) else range(len(node))))
-        path.append(key)
-        node = node[key]
-    if not path:
-        return draw(JSON_VALUES)
-    parent = document
-    for key in path[:-1]:
-        parent = parent[key]
-    parent[path[-1]] = draw(JSON_VALUES)
-    return document
+    return replace_somewhere(draw, document, st.integers(0, 3))
 
 
 @settings(max_examples=300, deadline=None)
@@ -157,6 +151,20 @@ def test_any_evidence_file_loads_or_is_invalid_input(tmp_path: Path, data: st.Da
     assert error is None or str(error).startswith(str(path))
 
 
+def verify_exit(folder: Path, document: bytes, fmt: str, *options: str) -> tuple[int, str]:
+    """`claim-gate verify` on `document` in one output format: (exit code, stderr)."""
+    import io
+
+    from gate.cli import main
+
+    path = folder / "claim.json"
+    path.write_bytes(document)
+    err = io.StringIO()
+    code = main(["verify", str(path), "--format", fmt, *options, "--now", "2026-08-27T18:04:10Z"],
+                out=io.StringIO(), err=err)
+    return code, err.getvalue()
+
+
 @settings(max_examples=150, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(document=mutated_claims(),
@@ -165,16 +173,8 @@ def test_verify_never_fails_as_a_fault_on_any_claim(
     tmp_path: Path, document: bytes, fmt: str
 ) -> None:
     """Exit 4 means the gate broke; no claim content may do that, in any output format."""
-    import io
-
-    from gate.cli import main
-
-    path = tmp_path / "claim.json"
-    path.write_bytes(document)
-    err = io.StringIO()
-    code = main(["verify", str(path), "--format", fmt, "--now", "2026-08-27T18:04:10Z"],
-                out=io.StringIO(), err=err)
-    assert code in (0, 1, 2, 3), err.getvalue()
+    code, err = verify_exit(tmp_path, document, fmt)
+    assert code in (0, 1, 2, 3), err
 
 
 @st.composite
@@ -221,13 +221,5 @@ def weird_valid_claims(draw: st.DrawFn) -> bytes:
 def test_verify_decides_any_valid_claim_in_every_format(
     tmp_path: Path, document: bytes, fmt: str
 ) -> None:
-    import io
-
-    from gate.cli import main
-
-    path = tmp_path / "claim.json"
-    path.write_bytes(document)
-    err = io.StringIO()
-    code = main(["verify", str(path), "--format", fmt, "--trusted-verifier", "*",
-                 "--now", "2026-08-27T18:04:10Z"], out=io.StringIO(), err=err)
-    assert code in (0, 1, 2, 3), err.getvalue()
+    code, err = verify_exit(tmp_path, document, fmt, "--trusted-verifier", "*")
+    assert code in (0, 1, 2, 3), err
