@@ -102,19 +102,28 @@ def test_the_seed_example_is_refuted_when_the_record_disagrees(
     assert "expected '94107', observed '10001'" in out
 
 
-def test_probe_writes_records_that_verify_reads_back(
+def _probe_seed_claim(
     tmp_path: Path, records: tuple[RecordsService, Server]
-) -> None:
+) -> tuple[Path, ProbeIO, FakeClock, str]:
+    """Write 94107 to the records service, then `claim-gate probe` the seed claim:
+    (records file, the probe IO and clock used, stdout)."""
     service, server = records
     _write(service, server, "94107")
     output = tmp_path / "evidence.json"
     probe_io, clock = _io({"CLAIM_GATE_RECORDS_TOKEN": TOKEN})
-    claim = str(ROOT / "examples" / "claim.json")
     code, out, err = _main(
-        ["probe", claim, "--policy", str(_example_policy(tmp_path, server)),
-         "--output", str(output)], probe_io, clock,
+        ["probe", str(ROOT / "examples" / "claim.json"), "--policy",
+         str(_example_policy(tmp_path, server)), "--output", str(output)], probe_io, clock,
     )
     assert code == 0, err
+    return output, probe_io, clock, out
+
+
+def test_probe_writes_records_that_verify_reads_back(
+    tmp_path: Path, records: tuple[RecordsService, Server]
+) -> None:
+    claim = str(ROOT / "examples" / "claim.json")
+    output, probe_io, clock, out = _probe_seed_claim(tmp_path, records)
     assert "wrote 1 evidence record(s)" in out
     records_written = json.loads(output.read_text())
     check = validator("#/$defs/evidence")
@@ -283,16 +292,7 @@ def test_a_probe_record_made_for_another_claim_does_not_count(
     tmp_path: Path, records: tuple[RecordsService, Server]
 ) -> None:
     """The readback's expectation came from claim A; it says nothing about claim B."""
-    service, server = records
-    _write(service, server, "94107")
-    output = tmp_path / "evidence.json"
-    probe_io, clock = _io({"CLAIM_GATE_RECORDS_TOKEN": TOKEN})
-    claim_a = str(ROOT / "examples" / "claim.json")
-    code, _, err = _main(
-        ["probe", claim_a, "--policy", str(_example_policy(tmp_path, server)),
-         "--output", str(output)], probe_io, clock,
-    )
-    assert code == 0, err
+    output, probe_io, clock, _ = _probe_seed_claim(tmp_path, records)
     document = json.loads((ROOT / "examples" / "claim.json").read_text())
     document["claimed_outcome"] = "Updated the billing address on account 4471 to 10001."
     document["mutations"][0]["x-intended"] = {"billing_zip": "10001"}
