@@ -43,4 +43,4 @@ COPY --from=build /opt/claim-gate /opt/claim-gate
 # -I (isolated): `python3 -m` would otherwise put the working directory first on sys.path, and
 # the runner sets it to the checked-out repository, so a `gate/` folder in the pull request
 # under judgement would replace the gate itself; -I also ignores PYTHONPATH and PYTHON* variables.
-ENTRYPOINT ["python3", "-I", "-m", "gate.action"]
+ENTRYPOINT ["python3", "-I", "-m", "gate.faces.action.main"]

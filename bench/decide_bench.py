@@ -10,10 +10,10 @@ import sys
 import time
 from datetime import UTC, datetime, timedelta
 
+from gate.claim.facts import EvidenceItem, Origin
 from gate.claim.model import CheckType, Claim, Evidence, Mutation, Task, Verifier, VerifierKind
-from gate.evidence.interface import EvidenceItem, Origin
-from gate.policy import Policy
-from gate.verdict import decide
+from gate.claim.policy import Policy
+from gate.engine.decide import decide
 
 T0 = datetime(2026, 8, 27, 18, 0, tzinfo=UTC)
 EVIDENCE_PER_MUTATION = 5

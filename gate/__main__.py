@@ -2,6 +2,6 @@
 
 import sys
 
-from gate.cli import main
+from gate.faces.cli import main
 
 sys.exit(main())

@@ -12,8 +12,8 @@ from typing import Any
 
 import yaml
 
-from gate.action import main
-from gate.github.api import RetryPolicy
+from gate.evidence.github.api import RetryPolicy
+from gate.faces.action.main import main
 from tests.github_standin import ArtifactSpec, zip_bytes
 from tests.github_standin.events import pull_request_event, workflow_run_event
 from tests.github_standin.hub import Hub

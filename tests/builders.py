@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from gate.claim.facts import Disqualification, EvidenceItem, Origin
 from gate.claim.model import (
     CheckType,
     Claim,
@@ -16,7 +17,6 @@ from gate.claim.model import (
     Verifier,
     VerifierKind,
 )
-from gate.evidence.interface import Disqualification, EvidenceItem, Origin
 
 T0 = datetime(2026, 8, 27, 18, 4, 2, tzinfo=UTC)
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from gate.action import main
-from gate.errors import InvalidInput
-from gate.github.inputs import read_inputs, read_runner
+from gate.claim.errors import InvalidInput
+from gate.faces.action.inputs import read_inputs, read_runner
+from gate.faces.action.main import main
 from gate.report.check_run import Mode
 from tests.action_support import action_inputs
 

@@ -13,10 +13,10 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
+from gate.claim.errors import InvalidInput
+from gate.claim.policy import parse_policy_text
 from gate.claim.schema import validator
-from gate.errors import InvalidInput
-from gate.github.trust_policy import DEFAULT_CHAIN, RemovedTests, parse_trust_policy
-from gate.policy import parse_policy_text
+from gate.claim.trust_policy import DEFAULT_CHAIN, RemovedTests, parse_trust_policy
 from tests.action_support import (
     REPO,
     T0,
@@ -307,9 +307,9 @@ def test_a_renamed_test_shows_as_removed_on_purpose(github_hub: Hub, tmp_path: P
 def test_too_many_tests_to_compare_cannot_be_verified(
     github_hub: Hub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import gate.github.gathering
+    import gate.evidence.github.gathering
 
-    monkeypatch.setattr(gate.github.gathering, "MAX_COMPARED_TESTS", 2)
+    monkeypatch.setattr(gate.evidence.github.gathering, "MAX_COMPARED_TESTS", 2)
     s = scenario(github_hub, CLAIM)
     _base_run(s, junit_xml(passed=3), conclusion="success")
     s.add_run(junit_xml(passed=3))

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from gate.errors import InvalidInput
+from gate.claim.errors import InvalidInput
 from gate.evidence.artifact_zip import extract_members
 
 

@@ -8,10 +8,11 @@ from typing import Any
 
 import pytest
 
+from gate.claim.facts import EvidenceItem
 from gate.claim.loader import LoadedClaim, parse_claim_bytes
 from gate.claim.model import VerdictState
-from gate.evidence.interface import EvidenceItem
-from gate.policy import default_policy
+from gate.claim.policy import default_policy
+from gate.engine.decide import decide
 from gate.report.check_run import (
     ANNOTATIONS_PER_REQUEST,
     MAX_OUTPUT_CHARS,
@@ -22,7 +23,6 @@ from gate.report.check_run import (
 )
 from gate.report.markdown import Block, fit_blocks
 from gate.report.record import completed_record
-from gate.verdict import decide
 from tests.builders import at, evidence, item
 
 SEED = Path(__file__).parent / "data" / "claims" / "seed-example.json"

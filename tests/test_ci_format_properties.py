@@ -10,10 +10,10 @@ from hypothesis import strategies as st
 from junitparser import JUnitXml
 
 from gate.claim.codec import parse_claim
-from gate.policy import default_policy
+from gate.claim.policy import default_policy
+from gate.engine.decide import decide
 from gate.report.github_commands import command, escape_data, escape_property
 from gate.report.junit_xml import render_junit, xml_safe
-from gate.verdict import decide
 
 NOW = datetime(2026, 8, 27, 18, 10, tzinfo=UTC)
 

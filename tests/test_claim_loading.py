@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
+from gate.claim.errors import InvalidInput
 from gate.claim.loader import load_claim
-from gate.cli import main
-from gate.errors import InvalidInput
+from gate.faces.cli import main
 
 DATA = Path(__file__).parent / "data" / "claims"
 SEED = json.loads((DATA / "seed-example.json").read_text("utf-8"))

@@ -15,7 +15,7 @@ from pytest_mock import MockerFixture
 
 from gate import __version__
 from gate.claim.schema import validator
-from gate.cli import EXIT_CODES_HELP, main
+from gate.faces.cli import EXIT_CODES_HELP, main
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "claim.json"
@@ -216,7 +216,7 @@ def test_max_claim_bytes_is_applied() -> None:
 
 
 def test_an_internal_error_is_a_definite_non_passing_exit(mocker: MockerFixture) -> None:
-    mocker.patch("gate.verify.decide", side_effect=RuntimeError("boom"))
+    mocker.patch("gate.pipeline.decide", side_effect=RuntimeError("boom"))
     code, _, err = run_cli("verify", str(EXAMPLE))
     assert code == 4
     assert "internal error RuntimeError: boom" in err

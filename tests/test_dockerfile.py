@@ -81,7 +81,7 @@ def test_every_stage_starts_from_the_base_argument() -> None:
 def test_nothing_is_latest_and_entrypoint_is_exec_form() -> None:
     assert "latest" not in DOCKERFILE.read_text(encoding="utf-8").lower()
     entrypoints = [rest for keyword, rest in _instructions() if keyword == "ENTRYPOINT"]
-    assert entrypoints == ['["python3", "-I", "-m", "gate.action"]']
+    assert entrypoints == ['["python3", "-I", "-m", "gate.faces.action.main"]']
 
 
 def test_dockerignore_keeps_the_context_to_what_the_image_installs() -> None:

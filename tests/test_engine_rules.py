@@ -1,6 +1,6 @@
 """The six rules of completion-claim v0.1, each with its boundaries.
 
-Each test here fails when the rule it names is taken out of `gate.verdict.decide`.
+Each test here fails when the rule it names is taken out of `gate.engine.decide.decide`.
 """
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
+from gate.claim.facts import Disqualification, Origin
 from gate.claim.model import CheckType, Evidence, PolicyRequest, VerdictState, VerifierKind
-from gate.evidence.interface import Disqualification, Origin
-from gate.policy import Policy, default_policy
-from gate.verdict import Verdict, decide
+from gate.claim.policy import Policy, default_policy
+from gate.engine.decide import Verdict, decide
 from tests.builders import T0, at, claim, evidence, item, mutation
 
 NOW = at(10)

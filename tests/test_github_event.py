@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from gate.errors import InvalidInput
-from gate.github.event import UnsupportedEvent, parse_event
+from gate.claim.errors import InvalidInput
+from gate.evidence.github.event import UnsupportedEvent, parse_event
 
 HOOKS = Path(__file__).parent / "data" / "webhooks"
 

@@ -1,4 +1,4 @@
-"""End to end through `gate.cli.main`: `claim-gate junit` and `claim-gate verify --junit`."""
+"""End to end through `gate.faces.cli.main`: `claim-gate junit` and `claim-gate verify --junit`."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from gate.cli import main
+from gate.faces.cli import main
 from tests.junit_files import Case, Suite, write_junit
 
 EDIT = "2026-08-27T18:04:00Z"

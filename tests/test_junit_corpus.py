@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from gate.errors import InvalidInput
-from gate.evidence.junit_model import Totals
+from gate.claim.errors import InvalidInput
+from gate.claim.junit_facts import Totals
 from gate.evidence.junit_reader import read_junit_file
 
 CORPUS = Path(__file__).parent / "data" / "junit-corpus"

@@ -8,10 +8,12 @@ from pathlib import Path
 import pytest
 
 from gate.claim.codec import dump_evidence
+from gate.claim.errors import InvalidInput
+from gate.claim.facts import Origin
 from gate.claim.model import Claim, Mutation, Task, VerdictState
+from gate.claim.policy import default_policy, parse_policy_text
 from gate.claim.schema import validator
-from gate.errors import InvalidInput
-from gate.evidence.interface import Origin
+from gate.engine.decide import decide
 from gate.evidence.junit import (
     VERIFIER_ID,
     JUnitRun,
@@ -19,8 +21,6 @@ from gate.evidence.junit import (
     required_tests,
     run_evidence,
 )
-from gate.policy import default_policy, parse_policy_text
-from gate.verdict import decide
 from tests.junit_files import Case, Suite, write_junit
 
 EDIT = datetime(2026, 8, 27, 18, 4, tzinfo=UTC)

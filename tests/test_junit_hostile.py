@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from gate.errors import InvalidInput
+from gate.claim.errors import InvalidInput
 from gate.evidence.junit_reader import read_junit_file
 
 #: The whole child (interpreter, lxml and the gate: about 35 MiB) must stay under the
@@ -27,7 +27,7 @@ CHILD_PEAK_RSS_KB = 50 * 1024
 _CHILD = """
 import sys
 from pathlib import Path
-from gate.errors import InvalidInput
+from gate.claim.errors import InvalidInput
 from gate.evidence.junit_reader import read_junit_file
 try:
     read_junit_file(Path(sys.argv[1]))

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
-from gate.evidence.junit_model import Totals
+from gate.claim.junit_facts import Totals
 from gate.evidence.junit_reader import read_junit_file
 from tests.test_junit_corpus import CORPUS, REFUSED, ROWS
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from gate.errors import InvalidInput
-from gate.evidence.junit_model import Outcome, Totals
+from gate.claim.errors import InvalidInput
+from gate.claim.junit_facts import Outcome, Totals
 from gate.evidence.junit_names import aliases, identity, pytest_node_id
 from gate.evidence.junit_reader import read_junit_file
 from gate.evidence.junit_time import parse_suite_timestamp

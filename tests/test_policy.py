@@ -6,9 +6,15 @@ from pathlib import Path
 
 import pytest
 
+from gate.claim.errors import InvalidInput
 from gate.claim.model import CheckType, PolicyRequest
-from gate.errors import InvalidInput
-from gate.policy import DEFAULT_MAX_AGE_S, Policy, default_policy, load_policy, parse_policy_text
+from gate.claim.policy import (
+    DEFAULT_MAX_AGE_S,
+    Policy,
+    default_policy,
+    load_policy,
+    parse_policy_text,
+)
 
 
 def test_default_policy_requires_nothing_by_name_and_ages_by_check_type() -> None:

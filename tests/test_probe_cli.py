@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from gate.claim.schema import validator
-from gate.cli import main
 from gate.evidence.probe.http import HttpTransport
 from gate.evidence.probe.observe import ProbeIO
+from gate.faces.cli import main
 from tests.probe_support import (
     FakeClock,
     RecordsService,

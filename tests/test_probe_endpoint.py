@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from gate.claim.errors import InvalidInput
+from gate.claim.facts import Origin
 from gate.claim.model import CheckType, VerdictState, VerifierKind
-from gate.errors import InvalidInput
-from gate.evidence.interface import Origin
 from gate.evidence.probe.http import HttpTransport
 from gate.evidence.probe.observe import PROBE_VERIFIER_ID, ProbeContext, ProbeIO
-from gate.verify import VerifyOptions, VerifyResult, run_verify
+from gate.pipeline import VerifyOptions, VerifyResult, run_verify
 from tests.probe_support import Certificate, FakeClock, Reply, Seen, at, make_certificate, serve
 
 HEAD = "3f786850e387550fdab836ed7e6dc881de23001b"

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 import yaml
 
-from gate.errors import InvalidInput
-from gate.evidence.probe.definitions import STATUS_ONLY_REASON, AssertionKind, parse_probes
-from gate.policy import load_policy, parse_policy_text
+from gate.claim.errors import InvalidInput
+from gate.claim.policy import load_policy, parse_policy_text
+from gate.claim.probe_policy import STATUS_ONLY_REASON, AssertionKind, parse_probes
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
+from gate.claim.errors import InvalidInput
 from gate.claim.model import CheckType, VerdictState
-from gate.errors import InvalidInput
 from gate.evidence.probe.http import HttpTransport
 from gate.evidence.probe.observe import PROBE_VERIFIER_ID, ProbeIO
-from gate.verify import VerifyOptions, VerifyResult, run_verify
+from gate.pipeline import VerifyOptions, VerifyResult, run_verify
 from tests.probe_support import FakeClock, RecordsService, Server, at, records_service, serve
 
 ROOT = Path(__file__).resolve().parent.parent

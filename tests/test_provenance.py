@@ -7,12 +7,12 @@ from dataclasses import replace
 
 import pytest
 
+from gate.claim.facts import Disqualification, EvidenceItem, Origin
 from gate.claim.model import CheckType, VerifierKind
-from gate.evidence.interface import Disqualification, EvidenceItem, Origin
-from gate.github.api import ChangedFile
-from gate.github.arrival import Arrival
-from gate.github.provenance import MAX_LISTED_FILES, PullChanges, judge_provenance
-from gate.github.trust_policy import TrustPolicy
+from gate.claim.trust_policy import TrustPolicy
+from gate.engine.provenance import MAX_LISTED_FILES, PullChanges, judge_provenance
+from gate.evidence.github.api import ChangedFile
+from gate.evidence.github.arrival import Arrival
 from tests.builders import at, evidence
 
 WORKFLOW = ".github/workflows/ci.yml"

@@ -20,7 +20,7 @@ from gate.claim.model import (
     Verifier,
     VerifierKind,
 )
-from gate.timefmt import format_rfc3339, parse_rfc3339
+from gate.claim.timefmt import format_rfc3339, parse_rfc3339
 
 
 def extensions_of(document: Mapping[str, JSON]) -> dict[str, JSON]:

@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from gate.errors import InvalidInput
+from gate.claim.errors import InvalidInput
 
 MAX_DEPTH = 64
 

@@ -12,7 +12,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
 from gate.claim.jsonpos import pointer
-from gate.timefmt import TimestampError, parse_rfc3339
+from gate.claim.timefmt import TimestampError, parse_rfc3339
 
 
 def schema_text() -> str:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path, PurePosixPath
 
-from gate.errors import InvalidInput
+from gate.claim.errors import InvalidInput
 
 DEFAULT_MAX_MEMBERS = 1000
 DEFAULT_MAX_TOTAL_BYTES = 1 << 30

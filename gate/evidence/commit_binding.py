@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from gate.claim.facts import Disqualification
 from gate.claim.model import JSON, CheckType, Evidence
-from gate.evidence.interface import Disqualification
 
 OTHER_COMMIT = "other_commit"
 DIRTY_TREE = "dirty_tree"

@@ -45,13 +45,13 @@ from pathlib import Path
 from typing import Any
 
 from gate import __version__
+from gate.claim.errors import InvalidInput
+from gate.claim.facts import Disqualification, EvidenceItem, Origin
+from gate.claim.junit_facts import FailingTest, JUnitFile, Outcome, Totals
 from gate.claim.model import JSON, CheckType, Claim, Evidence, Verifier, VerifierKind
-from gate.errors import InvalidInput
-from gate.evidence.interface import Disqualification, EvidenceItem, Origin
-from gate.evidence.junit_model import FailingTest, JUnitFile, Outcome, Totals
+from gate.claim.policy import Policy
+from gate.claim.timefmt import format_rfc3339
 from gate.evidence.junit_reader import CLEAN, DEFAULT_MAX_JUNIT_BYTES, read_junit_file
-from gate.policy import Policy
-from gate.timefmt import format_rfc3339
 
 VERIFIER_ID = f"claim-gate/junit@{__version__}"
 POLICY_SECTION = "required_tests"

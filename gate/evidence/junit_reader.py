@@ -44,8 +44,8 @@ from typing import IO, Any
 
 from lxml import etree
 
-from gate.errors import InvalidInput
-from gate.evidence.junit_model import FailingTest, JUnitFile, Outcome, TimeSource, Totals
+from gate.claim.errors import InvalidInput
+from gate.claim.junit_facts import FailingTest, JUnitFile, Outcome, TimeSource, Totals
 from gate.evidence.junit_names import aliases, identity, last_segments
 from gate.evidence.junit_time import parse_suite_timestamp
 

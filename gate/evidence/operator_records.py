@@ -7,9 +7,9 @@ executed (absence, never a pass), and a pytest session that stopped before it fi
 
 from __future__ import annotations
 
+from gate.claim.facts import Disqualification
 from gate.claim.model import CheckType, Evidence
 from gate.evidence.commit_binding import check_record
-from gate.evidence.interface import Disqualification
 
 NO_TESTS = "no_tests"
 INCOMPLETE_RUN = "incomplete_run"

@@ -14,8 +14,8 @@ from typing import Any
 
 from gate.claim.loader import LoadedClaim
 from gate.claim.model import JSON, VerdictState
+from gate.engine.decide import Unmet, Verdict
 from gate.report.markdown import Block, cell, fit_blocks, markdown_blocks
-from gate.verdict import Unmet, Verdict
 
 MAX_OUTPUT_CHARS = 65535
 ANNOTATIONS_PER_REQUEST = 50

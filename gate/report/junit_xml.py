@@ -12,8 +12,8 @@ import re
 import xml.etree.ElementTree as ET
 
 from gate.claim.model import Claim, Mutation
-from gate.timefmt import format_rfc3339
-from gate.verdict import Unmet, Verdict
+from gate.claim.timefmt import format_rfc3339
+from gate.engine.decide import Unmet, Verdict
 
 #: Everything outside XML 1.0's Char production, lone surrogates included.
 _NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -53,11 +53,11 @@ def render_junit(claim: Claim, verdict: Verdict, source: str) -> str:
     )
     properties = ET.SubElement(suite, "properties")
     for name, value in (
-        ("claim-gate.verdict", str(verdict.state)),
+        ("claim-gate.engine.decide", str(verdict.state)),
         ("claim-gate.reason", verdict.reason),
         ("claim-gate.task", claim.task.id),
         ("claim-gate.claim", source),
-        ("claim-gate.policy", verdict.policy.id),
+        ("claim-gate.claim.policy", verdict.policy.id),
         ("claim-gate.policy_sha256", verdict.policy.digest),
         ("claim-gate.decided_by", verdict.decided_by),
     ):

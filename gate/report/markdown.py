@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gate.claim.model import Claim, VerdictState
-from gate.timefmt import format_rfc3339
-from gate.verdict import Verdict
+from gate.claim.timefmt import format_rfc3339
+from gate.engine.decide import Verdict
 
 _TITLE = {
     VerdictState.VERIFIED: "✅ verified",

@@ -12,8 +12,8 @@ from typing import Any
 
 from gate.claim.codec import dump_evidence
 from gate.claim.model import JSON
-from gate.timefmt import format_rfc3339
-from gate.verdict import Assessment, Unmet, Verdict
+from gate.claim.timefmt import format_rfc3339
+from gate.engine.decide import Assessment, Unmet, Verdict
 
 _OWNED = ("evidence", "policy", "verdict")
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 
 from gate.claim.model import Claim, VerdictState
-from gate.timefmt import format_rfc3339
-from gate.verdict import Verdict
+from gate.claim.timefmt import format_rfc3339
+from gate.engine.decide import Verdict
 
 _HEADLINE = {
     VerdictState.VERIFIED: "VERIFIED",

@@ -40,7 +40,7 @@ def test_image_has_the_exec_form_module_entrypoint(
     container_engine: Engine, gate_image: Build
 ) -> None:
     config = container_engine.image_config(gate_image.image)
-    assert config["Entrypoint"] == ["python3", "-I", "-m", "gate.action"]
+    assert config["Entrypoint"] == ["python3", "-I", "-m", "gate.faces.action.main"]
 
 
 def test_claim_gate_version_runs_in_the_image(
@@ -168,7 +168,7 @@ def test_gate_is_installed_in_the_image_not_taken_from_the_workspace(
     module_file, prefix = result.stdout.split()
     assert prefix == "/opt/claim-gate"
     assert module_file.startswith("/opt/claim-gate/lib/")
-    # Nor does the image's own entrypoint (`python3 -I -m gate.action`) import the decoy.
+    # Nor does the image's own entrypoint (`python3 -I -m gate.faces.action.main`) import the decoy.
     entry = run_like_runner(container_engine, gate_image.image, dirs)
     assert entry.returncode != 99, entry.stdout + entry.stderr
     # The console script does not run from the working directory either.

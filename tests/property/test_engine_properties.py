@@ -9,6 +9,7 @@ from datetime import timedelta
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gate.claim.facts import Disqualification, EvidenceItem, Origin
 from gate.claim.model import (
     CheckType,
     Claim,
@@ -19,9 +20,8 @@ from gate.claim.model import (
     Verifier,
     VerifierKind,
 )
-from gate.evidence.interface import Disqualification, EvidenceItem, Origin
-from gate.policy import Policy
-from gate.verdict import Verdict, decide
+from gate.claim.policy import Policy
+from gate.engine.decide import Verdict, decide
 from tests.builders import T0
 
 NOW = T0 + timedelta(seconds=600)

@@ -11,10 +11,10 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from gate.claim.errors import InvalidInput
 from gate.claim.loader import parse_claim_bytes
-from gate.errors import InvalidInput
+from gate.claim.policy import parse_policy_text
 from gate.evidence.junit_reader import read_junit_file
-from gate.policy import parse_policy_text
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 SEED = (DATA / "claims" / "seed-example.json").read_bytes()
@@ -126,7 +126,7 @@ def mutated_payloads(draw: st.DrawFn) -> Any:
 def test_any_event_payload_gives_a_trigger_or_invalid_input(
     name: str, payload: Any, pr: int | None
 ) -> None:
-    from gate.github.event import parse_event
+    from gate.evidence.github.event import parse_event
 
     error = refusal(lambda: parse_event(name, payload, "event.json", pr))
     assert error is None or str(error).startswith("event.json")
@@ -155,7 +155,7 @@ def verify_exit(folder: Path, document: bytes, fmt: str, *options: str) -> tuple
     """`claim-gate verify` on `document` in one output format: (exit code, stderr)."""
     import io
 
-    from gate.cli import main
+    from gate.faces.cli import main
 
     path = folder / "claim.json"
     path.write_bytes(document)

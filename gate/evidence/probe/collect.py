@@ -13,12 +13,12 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from gate.claim.errors import InvalidInput
+from gate.claim.facts import EvidenceItem
 from gate.claim.model import Claim
-from gate.errors import InvalidInput
-from gate.evidence.interface import EvidenceItem
-from gate.evidence.probe.definitions import SECTION, ProbeSettings, parse_probes
+from gate.claim.policy import Policy
+from gate.claim.probe_policy import SECTION, ProbeSettings, parse_probes
 from gate.evidence.probe.observe import ProbeContext, ProbeIO, ProbeRunner
-from gate.policy import Policy
 
 
 def probe_settings(policy: Policy) -> ProbeSettings:

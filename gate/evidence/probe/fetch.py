@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from urllib.parse import urljoin, urlsplit
 
-from gate.evidence.probe.definitions import ProbeSettings
+from gate.claim.probe_policy import ProbeSettings
 from gate.evidence.probe.http import HttpRequest, HttpResponse, Transport, TransportError
 
 MAX_REDIRECTS = 5

@@ -22,10 +22,10 @@ from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
 
 from gate import __version__
+from gate.claim.errors import InvalidInput
+from gate.claim.facts import Disqualification, EvidenceItem, Origin
 from gate.claim.model import JSON, CheckType, Claim, Evidence, Mutation, Verifier, VerifierKind
-from gate.errors import InvalidInput
-from gate.evidence.interface import Disqualification, EvidenceItem, Origin
-from gate.evidence.probe.definitions import (
+from gate.claim.probe_policy import (
     AssertionKind,
     EndpointProbe,
     HeaderValue,

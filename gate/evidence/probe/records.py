@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from gate.claim.codec import dump_evidence
+from gate.claim.facts import Disqualification, EvidenceItem
 from gate.claim.model import JSON, Evidence
-from gate.evidence.interface import Disqualification, EvidenceItem
 from gate.evidence.probe.observe import FAILED, PROBE_EXTENSION
 
 PROBE_VERIFIER_PREFIX = "claim-gate/probe@"

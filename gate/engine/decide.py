@@ -17,11 +17,11 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from gate import GATE_ID
+from gate.claim.facts import EvidenceItem, Origin
 from gate.claim.model import JSON, CheckType, Claim, Evidence, Mutation, VerdictState
-from gate.evidence.interface import EvidenceItem, Origin
-from gate.policy import Policy
-from gate.timefmt import format_rfc3339
-from gate.trust import judge
+from gate.claim.policy import Policy
+from gate.claim.timefmt import format_rfc3339
+from gate.engine.trust import judge
 
 #: When no evidence counts for a mutation, the reported code is the one closest to counting.
 _CLOSENESS = (

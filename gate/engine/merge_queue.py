@@ -16,11 +16,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from gate.errors import CouldNotDecide
-from gate.github.api import CheckRunInfo, GitHubApi
-from gate.github.event import PullRequestRef, Trigger
+from gate.claim.errors import CouldNotDecide
+from gate.claim.timefmt import format_rfc3339
+from gate.evidence.github.api import CheckRunInfo, GitHubApi
+from gate.evidence.github.event import PullRequestRef, Trigger
 from gate.report.check_run import Mode
-from gate.timefmt import format_rfc3339
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,8 @@ from github import Auth, GithubException, GithubIntegration, GithubRetry
 from jwt.exceptions import PyJWTError
 from requests.exceptions import RequestException
 
-from gate.errors import CouldNotDecide, InvalidInput
-from gate.github.api import RetryPolicy
+from gate.claim.errors import CouldNotDecide, InvalidInput
+from gate.evidence.github.api import RetryPolicy
 
 
 def installation_token(

@@ -22,11 +22,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from gate.claim.errors import CouldNotDecide
 from gate.claim.model import JSON
-from gate.errors import CouldNotDecide
-from gate.github.api import GitHubApi, WorkflowRun
-from gate.github.event import PullRequestRef
-from gate.timefmt import format_rfc3339
+from gate.claim.timefmt import format_rfc3339
+from gate.evidence.github.api import GitHubApi, WorkflowRun
+from gate.evidence.github.event import PullRequestRef
 
 ARRIVAL_TYPES = frozenset({"push", "force_push", "branch_creation"})
 #: Activity entries read before falling back (newest first, so the match is normally early).

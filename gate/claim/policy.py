@@ -20,13 +20,13 @@ import yaml
 from jsonschema import Draft202012Validator
 
 from gate.claim.codec import dump_max_age, parse_max_age
+from gate.claim.errors import InvalidInput
 from gate.claim.jsondoc import MAX_DEPTH, decode_utf8, parse_json, read_capped
 from gate.claim.jsonpos import pointer
 from gate.claim.model import JSON, CheckType, PolicyRequest
-from gate.errors import InvalidInput
-from gate.evidence.probe.definitions import parse_probes
-from gate.github.trust_policy import SECTIONS as TRUST_SECTIONS
-from gate.github.trust_policy import parse_trust_policy
+from gate.claim.probe_policy import parse_probes
+from gate.claim.trust_policy import SECTIONS as TRUST_SECTIONS
+from gate.claim.trust_policy import parse_trust_policy
 
 MAX_POLICY_BYTES = 1 << 20
 

@@ -15,24 +15,25 @@ from datetime import datetime
 from fnmatch import fnmatchcase
 from pathlib import Path
 
+from gate.claim.errors import CouldNotDecide, InvalidInput
+from gate.claim.facts import EvidenceItem
 from gate.claim.model import CheckType, VerdictState
-from gate.errors import CouldNotDecide, InvalidInput
-from gate.evidence.interface import EvidenceItem
+from gate.claim.policy import Policy, parse_policy_text
+from gate.claim.probe_policy import SECTION as PROBES_SECTION
+from gate.claim.trust_policy import RemovedTests, parse_trust_policy
+from gate.engine.decide import Verdict, decide
+from gate.engine.removed_tests import apply_removed_tests, removal_lines
+from gate.evidence.github.api import CheckRunForbidden, GitHubApi
+from gate.evidence.github.claims import FoundClaim, find_claims, load_found
+from gate.evidence.github.deployments import deployed_urls
+from gate.evidence.github.event import PullRequestRef, Trigger
+from gate.evidence.github.gathering import PullFacts, gather, pull_facts
 from gate.evidence.junit import required_tests
 from gate.evidence.probe.collect import probe_evidence
-from gate.evidence.probe.definitions import SECTION as PROBES_SECTION
 from gate.evidence.probe.observe import ProbeContext, ProbeIO
-from gate.github.api import CheckRunForbidden, GitHubApi
-from gate.github.claims import FoundClaim, find_claims, load_found
-from gate.github.deployments import deployed_urls
-from gate.github.event import PullRequestRef, Trigger
-from gate.github.gathering import PullFacts, gather, pull_facts
-from gate.github.inputs import ActionInputs, RunnerContext
-from gate.github.removed_tests import apply_removed_tests, removal_lines
-from gate.github.runner_files import append_summary, workflow_command, write_outputs
-from gate.github.trust_policy import RemovedTests, parse_trust_policy
-from gate.github.verification import verification_summary
-from gate.policy import Policy, parse_policy_text
+from gate.faces.action.inputs import ActionInputs, RunnerContext
+from gate.faces.action.runner_files import append_summary, workflow_command, write_outputs
+from gate.pipeline import EXIT_FOR_STATE, exit_code_for
 from gate.report.check_run import (
     Annotation,
     CheckRunReport,
@@ -43,8 +44,7 @@ from gate.report.check_run import (
 )
 from gate.report.markdown import render_markdown
 from gate.report.record import completed_record
-from gate.verdict import Verdict, decide
-from gate.verify import EXIT_FOR_STATE, exit_code_for
+from gate.report.verification import verification_summary
 
 _SEVERITY = {VerdictState.VERIFIED: 0, VerdictState.UNVERIFIED: 1, VerdictState.REFUTED: 2}
 

@@ -10,16 +10,16 @@ from pathlib import Path
 from typing import NoReturn, TextIO
 
 from gate import __version__
+from gate.claim.errors import CouldNotDecide, InvalidInput, UsageError
 from gate.claim.loader import DEFAULT_MAX_CLAIM_BYTES
 from gate.claim.schema import schema_text
-from gate.errors import CouldNotDecide, InvalidInput, UsageError
+from gate.claim.timefmt import TimestampError, parse_rfc3339
 from gate.evidence.commit_binding import parse_head_sha
 from gate.evidence.junit import DEFAULT_MAX_JUNIT_BYTES, read_run
-from gate.evidence.probe.command import add_probe_arguments, probe_context, run_probe_command
 from gate.evidence.probe.observe import ProbeIO
+from gate.faces.probe_command import add_probe_arguments, probe_context, run_probe_command
+from gate.pipeline import FORMATS, ExitCode, VerifyOptions, run_verify
 from gate.report.junit_summary import render_junit_json, render_junit_text
-from gate.timefmt import TimestampError, parse_rfc3339
-from gate.verify import FORMATS, ExitCode, VerifyOptions, run_verify
 
 EXIT_CODES_HELP = """\
 exit codes:

@@ -13,6 +13,8 @@ from datetime import datetime
 from enum import IntEnum
 from pathlib import Path
 
+from gate.claim.errors import GateError, InvalidInput, UsageError
+from gate.claim.facts import EvidenceItem, Origin
 from gate.claim.loader import (
     DEFAULT_MAX_CLAIM_BYTES,
     LoadedClaim,
@@ -20,21 +22,19 @@ from gate.claim.loader import (
     load_evidence_records,
 )
 from gate.claim.model import VerdictState
-from gate.errors import GateError, InvalidInput, UsageError
-from gate.evidence.interface import EvidenceItem, Origin
+from gate.claim.policy import Policy, default_policy, load_policy
+from gate.engine.decide import Verdict, decide
 from gate.evidence.junit import DEFAULT_MAX_JUNIT_BYTES, read_run, required_tests, run_evidence
 from gate.evidence.operator_records import qualify
 from gate.evidence.probe.collect import probe_evidence
 from gate.evidence.probe.observe import ProbeContext, ProbeIO
 from gate.evidence.probe.records import recorded_disqualification
-from gate.policy import Policy, default_policy, load_policy
 from gate.report.github_commands import render_github
 from gate.report.junit_summary import render_junit_appendix
 from gate.report.junit_xml import render_junit
 from gate.report.markdown import render_markdown
 from gate.report.record import completed_record
 from gate.report.text import render_text
-from gate.verdict import Verdict, decide
 
 
 class ExitCode(IntEnum):

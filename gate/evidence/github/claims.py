@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import Protocol
 
+from gate.claim.errors import InvalidInput
 from gate.claim.loader import DEFAULT_MAX_CLAIM_BYTES, LoadedClaim, parse_claim_bytes
-from gate.errors import InvalidInput
 
 _FENCE = re.compile(r"^(`{3,}|~{3,})[ \t]*completion-claim[ \t]*\r?\n(.*?)\r?\n\1[ \t]*$",
                     re.MULTILINE | re.DOTALL)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from gate.errors import InvalidInput
+from gate.claim.errors import InvalidInput
 
 EVIDENCE_CHAIN = "evidence_chain"
 TRUSTED_WORKFLOWS = "trusted_workflows"

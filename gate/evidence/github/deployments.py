@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from gate import __version__
+from gate.claim.facts import Disqualification, EvidenceItem, Origin
 from gate.claim.model import CheckType, Claim, Evidence, Verifier, VerifierKind
-from gate.evidence.interface import Disqualification, EvidenceItem, Origin
-from gate.github.api import Deployment, DeploymentStatus
+from gate.evidence.github.api import Deployment, DeploymentStatus
 
 VERIFIER_ID = f"claim-gate/github-deployments@{__version__}"
 _FAILED = {"failure", "error"}

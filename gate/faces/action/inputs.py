@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from gate.errors import InvalidInput
+from gate.claim.errors import InvalidInput
 from gate.report.check_run import Mode
 
 DEFAULT_CHECK_NAME = "completion-claim"

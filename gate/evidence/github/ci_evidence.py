@@ -16,15 +16,15 @@ from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
 from pathlib import Path
 
+from gate.claim.errors import CouldNotDecide, InvalidInput
+from gate.claim.facts import Disqualification, EvidenceItem, Origin
+from gate.claim.junit_facts import FailingTest, JUnitFile
 from gate.claim.model import CheckType, Evidence, Verifier, VerifierKind
-from gate.errors import CouldNotDecide, InvalidInput
+from gate.claim.timefmt import format_rfc3339
 from gate.evidence.artifact_zip import extract_members
-from gate.evidence.interface import Disqualification, EvidenceItem, Origin
+from gate.evidence.github.api import Artifact, ArtifactGone, GitHubApi, WorkflowRun
 from gate.evidence.junit import VERIFIER_ID, JUnitRun, run_evidence
-from gate.evidence.junit_model import FailingTest, JUnitFile
 from gate.evidence.junit_reader import read_junit_file
-from gate.github.api import Artifact, ArtifactGone, GitHubApi, WorkflowRun
-from gate.timefmt import format_rfc3339
 
 MAX_ARTIFACT_BYTES = 512 << 20
 _ABSENT = {"cancelled", "skipped", "neutral", "stale", "action_required"}

@@ -20,9 +20,9 @@ from typing import Any
 from github import Auth, Github, GithubException, GithubRetry
 from requests.exceptions import RequestException
 
-from gate.errors import CouldNotDecide
-from gate.github.event import PullRequestRef, pull_request_ref
-from gate.timefmt import TimestampError, parse_rfc3339
+from gate.claim.errors import CouldNotDecide
+from gate.claim.timefmt import TimestampError, parse_rfc3339
+from gate.evidence.github.event import PullRequestRef, pull_request_ref
 
 PER_PAGE = 100
 _NEXT = re.compile(r'<([^>]+)>;\s*rel="next"')

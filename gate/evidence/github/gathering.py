@@ -13,24 +13,24 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from gate.claim.errors import CouldNotDecide
+from gate.claim.facts import EvidenceItem
+from gate.claim.junit_facts import FailingTest
 from gate.claim.model import Claim
-from gate.errors import CouldNotDecide
-from gate.evidence.interface import EvidenceItem
-from gate.evidence.junit import read_run, run_evidence
-from gate.evidence.junit_model import FailingTest
-from gate.github.api import Deployment, GitHubApi
-from gate.github.arrival import Arrival, head_arrival
-from gate.github.ci_evidence import collect_ci_evidence
-from gate.github.deployments import deployment_evidence
-from gate.github.event import PullRequestRef
-from gate.github.inputs import ActionInputs, RunnerContext
-from gate.github.provenance import PullChanges, judge_provenance
-from gate.github.removed_tests import (
+from gate.claim.trust_policy import TrustPolicy
+from gate.engine.provenance import PullChanges, judge_provenance
+from gate.engine.removed_tests import (
     MAX_COMPARED_TESTS,
     TestSetComparison,
     compare_test_sets,
 )
-from gate.github.trust_policy import TrustPolicy
+from gate.evidence.github.api import Deployment, GitHubApi
+from gate.evidence.github.arrival import Arrival, head_arrival
+from gate.evidence.github.ci_evidence import collect_ci_evidence
+from gate.evidence.github.deployments import deployment_evidence
+from gate.evidence.github.event import PullRequestRef
+from gate.evidence.junit import read_run, run_evidence
+from gate.faces.action.inputs import ActionInputs, RunnerContext
 
 
 @dataclass(frozen=True)

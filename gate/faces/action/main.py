@@ -13,18 +13,18 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import TextIO
 
+from gate.claim.errors import CouldNotDecide, GateError
 from gate.claim.jsondoc import decode_utf8, parse_json, read_capped
-from gate.errors import CouldNotDecide, GateError
+from gate.engine.merge_queue import run_merge_group
+from gate.evidence.github.api import GitHubApi, RetryPolicy, connect
+from gate.evidence.github.event import Trigger, parse_event
 from gate.evidence.probe.observe import ProbeIO
-from gate.github.api import GitHubApi, RetryPolicy, connect
-from gate.github.app_auth import installation_token
-from gate.github.event import Trigger, parse_event
-from gate.github.gate_run import post_check_run, run_gate
-from gate.github.inputs import ActionInputs, read_inputs, read_runner
-from gate.github.merge_queue import run_merge_group
-from gate.github.runner_files import workflow_command
+from gate.faces.action.app_auth import installation_token
+from gate.faces.action.inputs import ActionInputs, read_inputs, read_runner
+from gate.faces.action.run import post_check_run, run_gate
+from gate.faces.action.runner_files import workflow_command
+from gate.pipeline import ExitCode, exit_code_for
 from gate.report.check_run import Mode, failure_report
-from gate.verify import ExitCode, exit_code_for
 
 MAX_EVENT_BYTES = 25 << 20
 

@@ -12,12 +12,12 @@ import re
 from dataclasses import replace
 from typing import TextIO
 
+from gate.claim.errors import CouldNotDecide, InvalidInput
 from gate.claim.loader import load_claim
-from gate.errors import CouldNotDecide, InvalidInput
+from gate.claim.policy import load_policy
 from gate.evidence.probe.collect import environment_urls, probe_evidence
 from gate.evidence.probe.observe import PROBE_EXTENSION, ProbeContext, ProbeIO
 from gate.evidence.probe.records import probe_records
-from gate.policy import load_policy
 
 _SHA = re.compile(r"^[0-9a-f]{7,64}$")
 

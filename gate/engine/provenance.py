@@ -16,12 +16,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
 
+from gate.claim.facts import Disqualification, EvidenceItem
 from gate.claim.model import JSON, VerifierKind
-from gate.evidence.interface import Disqualification, EvidenceItem
-from gate.github.api import ChangedFile
-from gate.github.arrival import Arrival
-from gate.github.trust_policy import TrustPolicy
-from gate.timefmt import format_rfc3339
+from gate.claim.timefmt import format_rfc3339
+from gate.claim.trust_policy import TrustPolicy
+from gate.evidence.github.api import ChangedFile
+from gate.evidence.github.arrival import Arrival
 
 #: GitHub lists at most this many files of a PR; beyond it the chain cannot be checked.
 MAX_LISTED_FILES = 3000

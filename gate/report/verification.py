@@ -13,11 +13,11 @@ from collections.abc import Sequence
 
 from gate import GATE_ID, __version__
 from gate.claim.model import JSON
-from gate.github.arrival import Arrival
-from gate.github.event import PullRequestRef
-from gate.github.removed_tests import TestSetComparison
-from gate.timefmt import format_rfc3339
-from gate.verdict import Verdict
+from gate.claim.timefmt import format_rfc3339
+from gate.engine.decide import Verdict
+from gate.engine.removed_tests import TestSetComparison
+from gate.evidence.github.arrival import Arrival
+from gate.evidence.github.event import PullRequestRef
 
 
 def verification_summary(

@@ -11,8 +11,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
+from gate.claim.facts import EvidenceItem, Origin
 from gate.claim.model import VerifierKind
-from gate.evidence.interface import EvidenceItem, Origin
 
 GATE_ID_PREFIX = "claim-gate/"
 

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from gate.errors import InvalidInput
+from gate.claim.errors import InvalidInput
 
 PULL_REQUEST_ACTIONS = frozenset(
     {"opened", "synchronize", "reopened", "ready_for_review", "edited"}

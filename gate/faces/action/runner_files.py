@@ -6,7 +6,7 @@ import secrets
 from collections.abc import Mapping
 from pathlib import Path
 
-from gate.errors import CouldNotDecide
+from gate.claim.errors import CouldNotDecide
 from gate.report.github_commands import command
 
 

@@ -17,9 +17,9 @@ from urllib.parse import urlsplit
 
 from jsonschema import Draft202012Validator, ValidationError
 
+from gate.claim.errors import InvalidInput
 from gate.claim.jsonpos import pointer
 from gate.claim.model import JSON
-from gate.errors import InvalidInput
 
 SECTION = "probes"
 

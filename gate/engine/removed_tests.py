@@ -19,13 +19,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from gate.claim.junit_facts import JUnitFile, Outcome
 from gate.claim.model import VerdictState
+from gate.claim.trust_policy import RemovedTests
+from gate.engine.decide import Unmet, Verdict
+from gate.evidence.github.api import GitHubApi, WorkflowRun
+from gate.evidence.github.ci_evidence import read_artifact_junit, run_label
 from gate.evidence.junit import JUnitRun
-from gate.evidence.junit_model import JUnitFile, Outcome
-from gate.github.api import GitHubApi, WorkflowRun
-from gate.github.ci_evidence import read_artifact_junit, run_label
-from gate.github.trust_policy import RemovedTests
-from gate.verdict import Unmet, Verdict
 
 #: Tests whose identities are kept per file when comparing (beyond it: cannot compare).
 MAX_COMPARED_TESTS = 200_000

@@ -1,1 +1,0 @@
-"""Talking to GitHub: events, the API client, and what the action reads and posts."""
