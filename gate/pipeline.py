@@ -22,7 +22,8 @@ from gate.claim.loader import (
     load_evidence_records,
 )
 from gate.claim.model import VerdictState
-from gate.claim.policy import Policy, default_policy, load_policy
+from gate.claim.policy import Policy, default_policy
+from gate.claim.policy_parse import load_policy
 from gate.engine.decide import Verdict, decide
 from gate.evidence.junit import DEFAULT_MAX_JUNIT_BYTES, read_run, required_tests, run_evidence
 from gate.evidence.operator_records import qualify

@@ -14,7 +14,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from gate.claim.errors import InvalidInput
-from gate.claim.policy import parse_policy_text
+from gate.claim.policy_parse import parse_policy_text
 from gate.claim.schema import validator
 from gate.claim.trust_policy import DEFAULT_CHAIN, RemovedTests, parse_trust_policy
 from tests.action_support import (

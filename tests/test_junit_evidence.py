@@ -10,17 +10,13 @@ import pytest
 from gate.claim.codec import dump_evidence
 from gate.claim.errors import InvalidInput
 from gate.claim.facts import Origin
+from gate.claim.junit_facts import JUnitRun
 from gate.claim.model import Claim, Mutation, Task, VerdictState
-from gate.claim.policy import default_policy, parse_policy_text
+from gate.claim.policy import default_policy
+from gate.claim.policy_parse import parse_policy_text
 from gate.claim.schema import validator
 from gate.engine.decide import decide
-from gate.evidence.junit import (
-    VERIFIER_ID,
-    JUnitRun,
-    read_run,
-    required_tests,
-    run_evidence,
-)
+from gate.evidence.junit import VERIFIER_ID, read_run, required_tests, run_evidence
 from tests.junit_files import Case, Suite, write_junit
 
 EDIT = datetime(2026, 8, 27, 18, 4, tzinfo=UTC)
@@ -234,9 +230,9 @@ def test_required_tests_come_from_policy_and_claim(tmp_path: Path) -> None:
 @pytest.mark.parametrize("bad", ["required_tests: a", "required_tests: ['']",
                                  "required_tests: [1]"])
 def test_a_malformed_required_tests_section_is_invalid(bad: str) -> None:
-    policy = parse_policy_text(f"id: p\n{bad}\n", "policy.yml")
+    # Refused when the policy loads (the typed policy is parsed once), before any run is read.
     with pytest.raises(InvalidInput, match="required_tests must be a list") as caught:
-        required_tests(policy, _claim(), "claim.json")
+        parse_policy_text(f"id: p\n{bad}\n", "policy.yml")
     assert caught.value.source == "policy.yml"
 
 

@@ -8,13 +8,8 @@ import pytest
 
 from gate.claim.errors import InvalidInput
 from gate.claim.model import CheckType, PolicyRequest
-from gate.claim.policy import (
-    DEFAULT_MAX_AGE_S,
-    Policy,
-    default_policy,
-    load_policy,
-    parse_policy_text,
-)
+from gate.claim.policy import DEFAULT_MAX_AGE_S, Policy, default_policy
+from gate.claim.policy_parse import load_policy, parse_policy_text
 
 
 def test_default_policy_requires_nothing_by_name_and_ages_by_check_type() -> None:

@@ -9,8 +9,9 @@ import pytest
 import yaml
 
 from gate.claim.errors import InvalidInput
-from gate.claim.policy import load_policy, parse_policy_text
-from gate.claim.probe_policy import STATUS_ONLY_REASON, AssertionKind, parse_probes
+from gate.claim.policy_parse import load_policy, parse_policy_text
+from gate.claim.probe_policy import STATUS_ONLY_REASON, host_refusal, parse_probes
+from gate.claim.probe_settings import AssertionKind
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -73,11 +74,11 @@ def test_a_full_section_loads_into_frozen_definitions() -> None:
     assert readback.match("accounts/..") is None
     assert readback.headers[0].env == "RECORDS_TOKEN"
     assert settings.retry.window_s == 20
-    assert settings.host_allowed("https://x.records.example/a") is None
-    assert settings.host_allowed("https://records.example/a") is not None
-    assert settings.host_allowed("https://10.0.0.5:8443/") is None
-    assert settings.host_allowed("https://10.0.0.5/") is not None
-    assert settings.host_allowed("https://user@app.example.com/") is not None
+    assert host_refusal(settings, "https://x.records.example/a") is None
+    assert host_refusal(settings, "https://records.example/a") is not None
+    assert host_refusal(settings, "https://10.0.0.5:8443/") is None
+    assert host_refusal(settings, "https://10.0.0.5/") is not None
+    assert host_refusal(settings, "https://user@app.example.com/") is not None
 
 
 def test_a_status_only_probe_is_refused_with_the_specs_reason() -> None:

@@ -8,11 +8,10 @@ from dataclasses import replace
 import pytest
 
 from gate.claim.facts import Disqualification, EvidenceItem, Origin
+from gate.claim.github_facts import MAX_LISTED_FILES, Arrival, ChangedFile, PullChanges
 from gate.claim.model import CheckType, VerifierKind
 from gate.claim.trust_policy import TrustPolicy
-from gate.engine.provenance import MAX_LISTED_FILES, PullChanges, judge_provenance
-from gate.evidence.github.api import ChangedFile
-from gate.evidence.github.arrival import Arrival
+from gate.engine.provenance import judge_provenance
 from tests.builders import at, evidence
 
 WORKFLOW = ".github/workflows/ci.yml"

@@ -128,3 +128,42 @@ class JUnitFile:
     #: identity -> final outcome of every test, only when the reader was asked for it.
     identities: Mapping[str, Outcome] | None = None
     identities_complete: bool = True
+@dataclass(frozen=True)
+class NamedStatus:
+    failed: tuple[str, ...]
+    missing: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class JUnitRun:
+    """Every file of one test run, and the test names that were asked for."""
+
+    files: tuple[JUnitFile, ...]
+    requested: tuple[str, ...] = ()
+
+    @property
+    def totals(self) -> Totals:
+        total = Totals()
+        for file in self.files:
+            total = total + file.totals
+        return total
+
+    @property
+    def failing(self) -> tuple[FailingTest, ...]:
+        return tuple(test for file in self.files for test in file.failing)
+
+    def named_status(self) -> NamedStatus:
+        """Each requested name: failed (any match failed), missing (none ran), or passed."""
+        failed: list[str] = []
+        missing: list[str] = []
+        for wanted in self.requested:
+            outcomes = [
+                file.named[key] for file in self.files for key in file.matches.get(wanted, ())
+            ]
+            if any(outcome >= Outcome.FAILURE for outcome in outcomes):
+                failed.append(wanted)
+            elif Outcome.PASSED not in outcomes:
+                missing.append(wanted)
+        return NamedStatus(tuple(failed), tuple(missing))
+
+

@@ -10,8 +10,7 @@ would talk to an unlisted host fails at load time, not in the middle of a gate r
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
-from enum import StrEnum
+from dataclasses import replace
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -19,16 +18,23 @@ from jsonschema import Draft202012Validator, ValidationError
 
 from gate.claim.errors import InvalidInput
 from gate.claim.jsonpos import pointer
-from gate.claim.model import JSON
-
-SECTION = "probes"
-
-DEFAULT_TIMEOUT_S = 10.0
-DEFAULT_WINDOW_S = 60.0
-DEFAULT_BACKOFF_S = 1.0
-DEFAULT_MAX_BACKOFF_S = 10.0
-DEFAULT_MAX_RESPONSE_BYTES = 1 << 20
-DEFAULT_MAX_PROBES = 50
+from gate.claim.probe_settings import (
+    DEFAULT_BACKOFF_S,
+    DEFAULT_MAX_BACKOFF_S,
+    DEFAULT_MAX_PROBES,
+    DEFAULT_MAX_RESPONSE_BYTES,
+    DEFAULT_TIMEOUT_S,
+    DEFAULT_WINDOW_S,
+    SECTION,
+    Assertion,
+    AssertionKind,
+    EndpointProbe,
+    HeaderValue,
+    HostRule,
+    ProbeSettings,
+    ReadbackProbe,
+    Retry,
+)
 
 #: The spec's reason, quoted in the error for a probe that only checks a status code.
 STATUS_ONLY_REASON = (
@@ -143,132 +149,6 @@ _SECTION_SCHEMA: dict[str, Any] = {
 }
 
 
-class AssertionKind(StrEnum):
-    JSON_POINTER = "json_pointer"
-    HEADER = "header"
-    BODY_CONTAINS = "body_contains"
-
-
-@dataclass(frozen=True)
-class Assertion:
-    """One deploy-specific assertion; `key` names it in `expected` and `observed_value`."""
-
-    kind: AssertionKind
-    key: str
-    subject: str  # the pointer, the header name (lower case) or the substring template
-    equals: JSON = None
-
-
-@dataclass(frozen=True)
-class HeaderValue:
-    """A request header: a literal, or a secret read from an environment variable."""
-
-    name: str
-    literal: str | None = None
-    env: str | None = None
-    prefix: str = ""
-
-
-@dataclass(frozen=True)
-class Retry:
-    """"Not yet" answers (connection refused, timeout, 5xx) are retried within `window_s`."""
-
-    window_s: float = DEFAULT_WINDOW_S
-    backoff_s: float = DEFAULT_BACKOFF_S
-    max_backoff_s: float = DEFAULT_MAX_BACKOFF_S
-
-
-@dataclass(frozen=True)
-class EndpointProbe:
-    environment: str
-    url: str | None  # fixed by the operator, or None: the environment URL plus `path`
-    path: str
-    method: str
-    status: int
-    headers: tuple[HeaderValue, ...]
-    assertions: tuple[Assertion, ...]
-    place: str
-
-
-@dataclass(frozen=True)
-class ReadbackProbe:
-    target: str
-    pattern: re.Pattern[str]
-    url: str
-    headers: tuple[HeaderValue, ...]
-    fields: tuple[str, ...] | None
-    record: str
-    absent_status: tuple[int, ...]
-    place: str
-
-    def match(self, target: str) -> dict[str, str] | None:
-        """The template fields a claim target fills in, or None if it does not match."""
-        found = self.pattern.fullmatch(target)
-        if found is None:
-            return None
-        values = found.groupdict()
-        if any(value in (".", "..") for value in values.values()):
-            return None
-        return values
-
-
-@dataclass(frozen=True)
-class HostRule:
-    host: str
-    port: int | None
-    wildcard: bool
-
-    def allows(self, host: str, port: int) -> bool:
-        if self.port is not None and self.port != port:
-            return False
-        if self.wildcard:
-            return host.endswith("." + self.host)
-        return host == self.host
-
-
-@dataclass(frozen=True)
-class ProbeSettings:
-    allowed_hosts: tuple[HostRule, ...]
-    allow_http: bool = False
-    timeout_s: float = DEFAULT_TIMEOUT_S
-    retry: Retry = Retry()
-    max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES
-    #: A claim names its targets, so it could ask for thousands of readbacks: beyond this
-    #: many probes in one run the rest are not made (their mutations stay unverified).
-    max_probes: int = DEFAULT_MAX_PROBES
-    ca_bundle: str | None = None
-    endpoint_health: tuple[EndpointProbe, ...] = ()
-    state_readback: tuple[ReadbackProbe, ...] = ()
-
-    def host_allowed(self, url: str) -> str | None:
-        """Why `url` may not be requested, or None if it may."""
-        parts = urlsplit(url)
-        scheme = parts.scheme.lower()
-        if scheme not in ("http", "https"):
-            return f"{url!r} is not an http(s) URL"
-        if scheme == "http" and not self.allow_http:
-            return f"{url!r} is plain http; probes use https unless the policy sets allow_http"
-        if parts.username is not None or parts.password is not None:
-            return f"{url!r} carries credentials in the URL; probes refuse it"
-        try:
-            port = parts.port
-        except ValueError:
-            return f"{url!r} has an invalid port"
-        host = (parts.hostname or "").lower()
-        if not host:
-            return f"{url!r} names no host"
-        port = port if port is not None else (443 if scheme == "https" else 80)
-        if any(rule.allows(host, port) for rule in self.allowed_hosts):
-            return None
-        listed = ", ".join(_show_rule(rule) for rule in self.allowed_hosts)
-        return f"{host}:{port} is not in the policy's allowed_hosts ({listed})"
-
-
-def _show_rule(rule: HostRule) -> str:
-    host = f"*.{rule.host}" if rule.wildcard else rule.host
-    if ":" in host:
-        host = f"[{host}]"
-    return host if rule.port is None else f"{host}:{rule.port}"
 
 
 def _fail(source: str, where: tuple[str | int, ...], problem: str) -> InvalidInput:
@@ -368,7 +248,7 @@ def _endpoint(raw: Any, settings: ProbeSettings, source: str, index: int) -> End
     if url is not None:
         if _template_fields(url):
             raise _fail(source, (*where, "url"), "an endpoint URL takes no template fields")
-        refusal = settings.host_allowed(url)
+        refusal = host_refusal(settings, url)
         if refusal:
             raise _fail(source, (*where, "url"), refusal)
     elif path and not path.startswith("/"):
@@ -437,7 +317,7 @@ def _readback(raw: Any, settings: ProbeSettings, source: str, index: int) -> Rea
             source, (*where, "url"),
             f"template field(s) {', '.join(sorted(unknown))} do not appear in the target pattern",
         )
-    refusal = settings.host_allowed(split.geturl())
+    refusal = host_refusal(settings, split.geturl())
     if refusal:
         raise _fail(source, (*where, "url"), refusal)
     fields = raw.get("fields")
@@ -509,3 +389,34 @@ def parse_probes(raw: Any, source: str) -> ProbeSettings:
     if not endpoints and not readbacks:
         raise _fail(source, (), "the section defines no endpoint_health or state_readback probe")
     return replace(partial, endpoint_health=endpoints, state_readback=readbacks)
+
+
+def host_refusal(settings: ProbeSettings, url: str) -> str | None:
+    """Why `url` may not be requested, or None if it may."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    if scheme not in ("http", "https"):
+        return f"{url!r} is not an http(s) URL"
+    if scheme == "http" and not settings.allow_http:
+        return f"{url!r} is plain http; probes use https unless the policy sets allow_http"
+    if parts.username is not None or parts.password is not None:
+        return f"{url!r} carries credentials in the URL; probes refuse it"
+    try:
+        port = parts.port
+    except ValueError:
+        return f"{url!r} has an invalid port"
+    host = (parts.hostname or "").lower()
+    if not host:
+        return f"{url!r} names no host"
+    port = port if port is not None else (443 if scheme == "https" else 80)
+    if any(rule.allows(host, port) for rule in settings.allowed_hosts):
+        return None
+    listed = ", ".join(_show_rule(rule) for rule in settings.allowed_hosts)
+    return f"{host}:{port} is not in the policy's allowed_hosts ({listed})"
+
+
+def _show_rule(rule: HostRule) -> str:
+    host = f"*.{rule.host}" if rule.wildcard else rule.host
+    if ":" in host:
+        host = f"[{host}]"
+    return host if rule.port is None else f"{host}:{rule.port}"

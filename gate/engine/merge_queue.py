@@ -17,9 +17,10 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from gate.claim.errors import CouldNotDecide
+from gate.claim.github_facts import CheckRunInfo, PullRequestRef
 from gate.claim.timefmt import format_rfc3339
-from gate.evidence.github.api import CheckRunInfo, GitHubApi
-from gate.evidence.github.event import PullRequestRef, Trigger
+from gate.evidence.github.api import GitHubApi
+from gate.evidence.github.event import Trigger
 from gate.report.check_run import Mode
 
 

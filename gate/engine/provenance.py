@@ -13,39 +13,17 @@ commit since replaced).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from fnmatch import fnmatchcase
+from dataclasses import replace
 
 from gate.claim.facts import Disqualification, EvidenceItem
+from gate.claim.github_facts import MAX_LISTED_FILES, Arrival, PullChanges
 from gate.claim.model import JSON, VerifierKind
 from gate.claim.timefmt import format_rfc3339
 from gate.claim.trust_policy import TrustPolicy
-from gate.evidence.github.api import ChangedFile
-from gate.evidence.github.arrival import Arrival
 
-#: GitHub lists at most this many files of a PR; beyond it the chain cannot be checked.
-MAX_LISTED_FILES = 3000
 _SHOWN = 5
 #: Disqualifications that make the evidence the agent's own word (recorded as self-attested).
 _AGENTS_WORD = frozenset({"producer_modified", "untrusted_workflow"})
-
-
-@dataclass(frozen=True)
-class PullChanges:
-    """The paths a PR touches (a rename touches both its old and its new path)."""
-
-    paths: frozenset[str]
-    complete: bool
-
-    @classmethod
-    def of(cls, files: Sequence[ChangedFile]) -> PullChanges:
-        paths = {f.filename for f in files} | {
-            f.previous_filename for f in files if f.previous_filename
-        }
-        return cls(frozenset(paths), len(files) < MAX_LISTED_FILES)
-
-    def matching(self, globs: Sequence[str]) -> list[str]:
-        return sorted(p for p in self.paths if any(fnmatchcase(p, g) for g in globs))
 
 
 def workflow_of(item: EvidenceItem) -> str | None:

@@ -16,48 +16,22 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
-from gate.claim.junit_facts import JUnitFile, Outcome
+from gate.claim.github_facts import RemovedTest, TestSetComparison, WorkflowRun
+from gate.claim.junit_facts import JUnitFile, JUnitRun, Outcome
 from gate.claim.model import VerdictState
 from gate.claim.trust_policy import RemovedTests
 from gate.engine.decide import Unmet, Verdict
-from gate.evidence.github.api import GitHubApi, WorkflowRun
+from gate.evidence.github.api import GitHubApi
 from gate.evidence.github.ci_evidence import read_artifact_junit, run_label
-from gate.evidence.junit import JUnitRun
 
 #: Tests whose identities are kept per file when comparing (beyond it: cannot compare).
 MAX_COMPARED_TESTS = 200_000
 MAX_LISTED = 20
 _EXECUTED = (Outcome.PASSED, Outcome.FAILURE, Outcome.ERROR)
 _BASELINE_CONCLUSIONS = frozenset({"success", "failure"})
-
-
-@dataclass(frozen=True)
-class RemovedTest:
-    identity: str
-    on_base: Outcome
-    on_head: Outcome | None  # None: missing; SKIPPED: marked skipped
-
-    def describe(self) -> str:
-        base = "passed" if self.on_base is Outcome.PASSED else "failed"
-        head = "missing" if self.on_head is None else "skipped"
-        return f"{self.identity} ({base} on base, {head} on head)"
-
-
-@dataclass(frozen=True)
-class TestSetComparison:
-    """One workflow's head test set against its base-branch baseline."""
-
-    __test__ = False  # not a pytest class
-
-    workflow_path: str
-    baseline: WorkflowRun | None
-    removed: tuple[RemovedTest, ...] = ()
-    note: str | None = None  # why the comparison could not be made, if it could not
-    comparable: bool = True
-    inputs: tuple[tuple[str, str], ...] = ()  # (what, sha256) of the baseline's JUnit files
 
 
 def _outcomes(files: Sequence[JUnitFile]) -> tuple[dict[str, Outcome], bool]:

@@ -40,21 +40,19 @@ from __future__ import annotations
 import glob
 import re
 from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from gate import __version__
 from gate.claim.errors import InvalidInput
 from gate.claim.facts import Disqualification, EvidenceItem, Origin
-from gate.claim.junit_facts import FailingTest, JUnitFile, Outcome, Totals
+from gate.claim.junit_facts import JUnitFile, JUnitRun
 from gate.claim.model import JSON, CheckType, Claim, Evidence, Verifier, VerifierKind
 from gate.claim.policy import Policy
+from gate.claim.policy_parse import test_names
 from gate.claim.timefmt import format_rfc3339
 from gate.evidence.junit_reader import CLEAN, DEFAULT_MAX_JUNIT_BYTES, read_junit_file
 
 VERIFIER_ID = f"claim-gate/junit@{__version__}"
-POLICY_SECTION = "required_tests"
 CLAIM_FIELD = "x-required-tests"
 #: Failing tests listed by name in an evidence record (all are counted; the list is capped).
 MAX_LISTED_FAILURES = 50
@@ -63,51 +61,11 @@ _HEX = re.compile(r"[0-9a-f]+")
 
 __all__ = [
     "DEFAULT_MAX_JUNIT_BYTES",
-    "JUnitRun",
     "expand_paths",
     "read_run",
     "required_tests",
     "run_evidence",
 ]
-
-
-@dataclass(frozen=True)
-class NamedStatus:
-    failed: tuple[str, ...]
-    missing: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class JUnitRun:
-    """Every file of one test run, and the test names that were asked for."""
-
-    files: tuple[JUnitFile, ...]
-    requested: tuple[str, ...] = ()
-
-    @property
-    def totals(self) -> Totals:
-        total = Totals()
-        for file in self.files:
-            total = total + file.totals
-        return total
-
-    @property
-    def failing(self) -> tuple[FailingTest, ...]:
-        return tuple(test for file in self.files for test in file.failing)
-
-    def named_status(self) -> NamedStatus:
-        """Each requested name: failed (any match failed), missing (none ran), or passed."""
-        failed: list[str] = []
-        missing: list[str] = []
-        for wanted in self.requested:
-            outcomes = [
-                file.named[key] for file in self.files for key in file.matches.get(wanted, ())
-            ]
-            if any(outcome >= Outcome.FAILURE for outcome in outcomes):
-                failed.append(wanted)
-            elif Outcome.PASSED not in outcomes:
-                missing.append(wanted)
-        return NamedStatus(tuple(failed), tuple(missing))
 
 
 def expand_paths(patterns: Iterable[str]) -> tuple[Path, ...]:
@@ -144,23 +102,12 @@ def read_run(
     return JUnitRun(files, tuple(requested))
 
 
-def _names(value: Any, source: str, where: str) -> list[str]:
-    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
-        raise InvalidInput(
-            source, None, f"{where} must be a list of test names (non-empty strings)",
-            "e.g. ['tests/test_api.py::test_login', 'com.acme.FooTest::testBar']",
-        )
-    return [v.strip() for v in value]
-
 
 def required_tests(policy: Policy, claim: Claim, claim_source: str) -> tuple[str, ...]:
     """Named tests: the policy's `required_tests` plus the claim's `x-required-tests`."""
-    names: dict[str, None] = {}
-    if POLICY_SECTION in policy.sections:
-        section = policy.sections[POLICY_SECTION]
-        names.update(dict.fromkeys(_names(section, policy.source, POLICY_SECTION)))
+    names = dict.fromkeys(policy.required_tests)
     if CLAIM_FIELD in claim.extensions:
-        extra = _names(claim.extensions[CLAIM_FIELD], claim_source, f"/{CLAIM_FIELD}")
+        extra = test_names(claim.extensions[CLAIM_FIELD], claim_source, f"/{CLAIM_FIELD}")
         names.update(dict.fromkeys(extra))
     return tuple(names)
 

@@ -14,7 +14,7 @@ from typing import TextIO
 
 from gate.claim.errors import CouldNotDecide, InvalidInput
 from gate.claim.loader import load_claim
-from gate.claim.policy import load_policy
+from gate.claim.policy_parse import load_policy
 from gate.evidence.probe.collect import environment_urls, probe_evidence
 from gate.evidence.probe.observe import PROBE_EXTENSION, ProbeContext, ProbeIO
 from gate.evidence.probe.records import probe_records

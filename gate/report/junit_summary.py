@@ -6,9 +6,8 @@ import json
 import re
 from collections.abc import Iterable
 
-from gate.claim.junit_facts import FailingTest, JUnitFile, Totals
+from gate.claim.junit_facts import FailingTest, JUnitFile, JUnitRun, Totals
 from gate.claim.timefmt import format_rfc3339
-from gate.evidence.junit import JUnitRun
 
 _MAX_TEXT_FAILURES = 100
 #: Line breaks and other control characters, shown escaped: a test's name and message are its

@@ -12,12 +12,10 @@ import hashlib
 from collections.abc import Sequence
 
 from gate import GATE_ID, __version__
+from gate.claim.github_facts import Arrival, PullRequestRef, TestSetComparison
 from gate.claim.model import JSON
 from gate.claim.timefmt import format_rfc3339
 from gate.engine.decide import Verdict
-from gate.engine.removed_tests import TestSetComparison
-from gate.evidence.github.arrival import Arrival
-from gate.evidence.github.event import PullRequestRef
 
 
 def verification_summary(

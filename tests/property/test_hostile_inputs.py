@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from gate.claim.errors import InvalidInput
 from gate.claim.loader import parse_claim_bytes
-from gate.claim.policy import parse_policy_text
+from gate.claim.policy_parse import parse_policy_text
 from gate.evidence.junit_reader import read_junit_file
 
 DATA = Path(__file__).resolve().parent.parent / "data"

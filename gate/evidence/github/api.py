@@ -21,8 +21,20 @@ from github import Auth, Github, GithubException, GithubRetry
 from requests.exceptions import RequestException
 
 from gate.claim.errors import CouldNotDecide
+from gate.claim.github_facts import (
+    ActivityEntry,
+    Artifact,
+    ChangedFile,
+    CheckRunInfo,
+    CheckSuiteInfo,
+    Deployment,
+    DeploymentStatus,
+    PostedCheckRun,
+    PullRequestRef,
+    WorkflowRun,
+)
 from gate.claim.timefmt import TimestampError, parse_rfc3339
-from gate.evidence.github.event import PullRequestRef, pull_request_ref
+from gate.evidence.github.event import pull_request_ref
 
 PER_PAGE = 100
 _NEXT = re.compile(r'<([^>]+)>;\s*rel="next"')
@@ -36,103 +48,6 @@ class RetryPolicy:
     backoff_factor: float = 1.0
     timeout_s: int = 30
     max_rate_limit_wait_s: float = 120.0
-
-
-@dataclass(frozen=True)
-class WorkflowRun:
-    id: int
-    name: str
-    path: str
-    event: str
-    head_sha: str
-    status: str
-    conclusion: str | None
-    run_attempt: int
-    created_at: datetime
-    run_started_at: datetime | None
-    updated_at: datetime
-    html_url: str
-    pull_numbers: tuple[int, ...]
-    app_slug: str | None = None
-    head_branch: str | None = None
-
-
-@dataclass(frozen=True)
-class Artifact:
-    id: int
-    name: str
-    size_in_bytes: int
-    expired: bool
-    run_id: int | None
-
-
-@dataclass(frozen=True)
-class DeploymentStatus:
-    state: str
-    creator: str
-    environment_url: str | None
-    created_at: datetime
-
-
-@dataclass(frozen=True)
-class Deployment:
-    id: int
-    sha: str
-    environment: str
-    creator: str
-    created_at: datetime
-    latest_status: DeploymentStatus | None
-
-
-@dataclass(frozen=True)
-class PostedCheckRun:
-    id: int
-    html_url: str | None
-    app_id: int | None = None
-    app_slug: str | None = None
-
-
-@dataclass(frozen=True)
-class ChangedFile:
-    """One file of a PR's diff; a rename also names the path it came from."""
-
-    filename: str
-    status: str
-    previous_filename: str | None = None
-
-
-@dataclass(frozen=True)
-class ActivityEntry:
-    """A push, force-push or branch creation as GitHub's server recorded it."""
-
-    activity_type: str
-    ref: str
-    before: str
-    after: str
-    timestamp: datetime
-    actor: str
-
-
-@dataclass(frozen=True)
-class CheckSuiteInfo:
-    id: int
-    app_slug: str
-    created_at: datetime
-
-
-@dataclass(frozen=True)
-class CheckRunInfo:
-    """A check run as listed on a commit: who posted it (the app) matters as much as what."""
-
-    id: int
-    name: str
-    head_sha: str
-    status: str
-    conclusion: str | None
-    app_id: int | None
-    app_slug: str
-    completed_at: datetime | None
-    html_url: str | None
 
 
 class CheckRunForbidden(CouldNotDecide):

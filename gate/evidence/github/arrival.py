@@ -19,44 +19,14 @@ A CI run counts only if it started after the arrival (`before_arrival`).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import datetime
 
 from gate.claim.errors import CouldNotDecide
-from gate.claim.model import JSON
-from gate.claim.timefmt import format_rfc3339
-from gate.evidence.github.api import GitHubApi, WorkflowRun
-from gate.evidence.github.event import PullRequestRef
+from gate.claim.github_facts import Arrival, PullRequestRef, WorkflowRun
+from gate.evidence.github.api import GitHubApi
 
 ARRIVAL_TYPES = frozenset({"push", "force_push", "branch_creation"})
 #: Activity entries read before falling back (newest first, so the match is normally early).
 MAX_ACTIVITY_ENTRIES = 1000
-
-
-@dataclass(frozen=True)
-class Arrival:
-    """When the head SHA reached GitHub, where that time comes from, and how exact it is."""
-
-    sha: str
-    at: datetime | None
-    source: str
-    upper_bound: bool = False
-
-    def as_json(self) -> dict[str, JSON]:
-        return {
-            "head_sha": self.sha,
-            "at": format_rfc3339(self.at) if self.at else None,
-            "source": self.source,
-            "upper_bound": self.upper_bound,
-            "commit_dates_used": False,
-        }
-
-    def describe(self) -> str:
-        if self.at is None:
-            return f"the arrival of {self.sha[:12]} on GitHub is unknown ({self.source})"
-        bound = " (an upper bound)" if self.upper_bound else ""
-        return f"{self.sha[:12]} arrived on GitHub at {format_rfc3339(self.at)}{bound}," \
-            f" from {self.source}"
 
 
 def head_arrival(api: GitHubApi, pull: PullRequestRef,

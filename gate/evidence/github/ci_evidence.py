@@ -18,12 +18,13 @@ from pathlib import Path
 
 from gate.claim.errors import CouldNotDecide, InvalidInput
 from gate.claim.facts import Disqualification, EvidenceItem, Origin
-from gate.claim.junit_facts import FailingTest, JUnitFile
+from gate.claim.github_facts import Artifact, WorkflowRun
+from gate.claim.junit_facts import FailingTest, JUnitFile, JUnitRun
 from gate.claim.model import CheckType, Evidence, Verifier, VerifierKind
 from gate.claim.timefmt import format_rfc3339
 from gate.evidence.artifact_zip import extract_members
-from gate.evidence.github.api import Artifact, ArtifactGone, GitHubApi, WorkflowRun
-from gate.evidence.junit import VERIFIER_ID, JUnitRun, run_evidence
+from gate.evidence.github.api import ArtifactGone, GitHubApi
+from gate.evidence.junit import VERIFIER_ID, run_evidence
 from gate.evidence.junit_reader import read_junit_file
 
 MAX_ARTIFACT_BYTES = 512 << 20

@@ -17,8 +17,8 @@ from collections.abc import Sequence
 
 from gate import __version__
 from gate.claim.facts import Disqualification, EvidenceItem, Origin
+from gate.claim.github_facts import Deployment, DeploymentStatus
 from gate.claim.model import CheckType, Claim, Evidence, Verifier, VerifierKind
-from gate.evidence.github.api import Deployment, DeploymentStatus
 
 VERIFIER_ID = f"claim-gate/github-deployments@{__version__}"
 _FAILED = {"failure", "error"}

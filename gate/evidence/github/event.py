@@ -13,28 +13,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from gate.claim.errors import InvalidInput
+from gate.claim.github_facts import PullRequestRef
 
 PULL_REQUEST_ACTIONS = frozenset(
     {"opened", "synchronize", "reopened", "ready_for_review", "edited"}
 )
 _SHA = re.compile(r"^[0-9a-f]{40}$")
 _QUEUE_REF = re.compile(r"/pr-(?P<number>\d+)-[0-9a-f]{40}$")
-
-
-@dataclass(frozen=True)
-class PullRequestRef:
-    number: int
-    head_sha: str
-    head_ref: str
-    head_repo: str
-    base_ref: str
-    base_repo: str
-    author: str
-    body: str
-
-    @property
-    def from_fork(self) -> bool:
-        return self.head_repo.lower() != self.base_repo.lower()
 
 
 @dataclass(frozen=True)

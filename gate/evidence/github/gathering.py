@@ -15,20 +15,22 @@ from pathlib import Path
 
 from gate.claim.errors import CouldNotDecide
 from gate.claim.facts import EvidenceItem
+from gate.claim.github_facts import (
+    Arrival,
+    Deployment,
+    PullChanges,
+    PullRequestRef,
+    TestSetComparison,
+)
 from gate.claim.junit_facts import FailingTest
 from gate.claim.model import Claim
 from gate.claim.trust_policy import TrustPolicy
-from gate.engine.provenance import PullChanges, judge_provenance
-from gate.engine.removed_tests import (
-    MAX_COMPARED_TESTS,
-    TestSetComparison,
-    compare_test_sets,
-)
-from gate.evidence.github.api import Deployment, GitHubApi
-from gate.evidence.github.arrival import Arrival, head_arrival
+from gate.engine.provenance import judge_provenance
+from gate.engine.removed_tests import MAX_COMPARED_TESTS, compare_test_sets
+from gate.evidence.github.api import GitHubApi
+from gate.evidence.github.arrival import head_arrival
 from gate.evidence.github.ci_evidence import collect_ci_evidence
 from gate.evidence.github.deployments import deployment_evidence
-from gate.evidence.github.event import PullRequestRef
 from gate.evidence.junit import read_run, run_evidence
 from gate.faces.action.inputs import ActionInputs, RunnerContext
 

@@ -17,18 +17,17 @@ from gate.claim.errors import InvalidInput
 from gate.claim.facts import EvidenceItem
 from gate.claim.model import Claim
 from gate.claim.policy import Policy
-from gate.claim.probe_policy import SECTION, ProbeSettings, parse_probes
+from gate.claim.probe_settings import SECTION, ProbeSettings
 from gate.evidence.probe.observe import ProbeContext, ProbeIO, ProbeRunner
 
 
 def probe_settings(policy: Policy) -> ProbeSettings:
-    raw = policy.sections.get(SECTION)
-    if raw is None:
+    settings = policy.probes
+    if settings is None:
         raise InvalidInput(
             policy.source, None, f"the policy has no `{SECTION}` section, so there is nothing to"
             " probe", "add one (README: Live evidence) or run without --probe",
         )
-    settings = parse_probes(raw, policy.source)
     if settings.ca_bundle is not None and not Path(settings.ca_bundle).is_file():
         raise InvalidInput(
             policy.source, None, f"/{SECTION}/ca_bundle: {settings.ca_bundle} is not a file",

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from urllib.parse import urljoin, urlsplit
 
-from gate.claim.probe_policy import ProbeSettings
+from gate.claim.probe_policy import host_refusal
+from gate.claim.probe_settings import ProbeSettings
 from gate.evidence.probe.http import HttpRequest, HttpResponse, Transport, TransportError
 
 MAX_REDIRECTS = 5
@@ -57,7 +58,7 @@ class Fetcher:
     sleep: Callable[[float], None]
 
     def fetch(self, method: str, url: str, headers: Mapping[str, str]) -> Fetched | FetchFailed:
-        refusal = self.settings.host_allowed(url)
+        refusal = host_refusal(self.settings, url)
         if refusal is not None:
             return FetchFailed(f"refused before any request: {refusal}", self.clock(), 0, True)
         retry = self.settings.retry
@@ -122,3 +123,4 @@ class Fetcher:
 class _RefusedError(TransportError):
     def __init__(self, message: str) -> None:
         super().__init__(message, not_yet=False)
+

@@ -25,13 +25,13 @@ from gate import __version__
 from gate.claim.errors import InvalidInput
 from gate.claim.facts import Disqualification, EvidenceItem, Origin
 from gate.claim.model import JSON, CheckType, Claim, Evidence, Mutation, Verifier, VerifierKind
-from gate.claim.probe_policy import (
+from gate.claim.probe_policy import header_value_problem
+from gate.claim.probe_settings import (
     AssertionKind,
     EndpointProbe,
     HeaderValue,
     ProbeSettings,
     ReadbackProbe,
-    header_value_problem,
 )
 from gate.evidence.probe.fetch import Fetched, Fetcher, FetchFailed
 from gate.evidence.probe.http import HttpTransport, Transport

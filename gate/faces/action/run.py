@@ -17,16 +17,17 @@ from pathlib import Path
 
 from gate.claim.errors import CouldNotDecide, InvalidInput
 from gate.claim.facts import EvidenceItem
+from gate.claim.github_facts import PullRequestRef
 from gate.claim.model import CheckType, VerdictState
-from gate.claim.policy import Policy, parse_policy_text
-from gate.claim.probe_policy import SECTION as PROBES_SECTION
-from gate.claim.trust_policy import RemovedTests, parse_trust_policy
+from gate.claim.policy import Policy
+from gate.claim.policy_parse import parse_policy_text
+from gate.claim.trust_policy import RemovedTests
 from gate.engine.decide import Verdict, decide
 from gate.engine.removed_tests import apply_removed_tests, removal_lines
 from gate.evidence.github.api import CheckRunForbidden, GitHubApi
 from gate.evidence.github.claims import FoundClaim, find_claims, load_found
 from gate.evidence.github.deployments import deployed_urls
-from gate.evidence.github.event import PullRequestRef, Trigger
+from gate.evidence.github.event import Trigger
 from gate.evidence.github.gathering import PullFacts, gather, pull_facts
 from gate.evidence.junit import required_tests
 from gate.evidence.probe.collect import probe_evidence
@@ -192,7 +193,7 @@ def run_gate(
                 " ```completion-claim block in the PR body", details_url=details_url,
             )
             return _finish(api, [report], [], runner, clock, emit, inputs)
-        facts = pull_facts(api, pull, parse_trust_policy(policy.sections, policy.source),
+        facts = pull_facts(api, pull, policy.trust,
                            inputs.check_name)
         decided = []
         for claim_file in found:
@@ -240,7 +241,7 @@ def _decide_one(
     requested = required_tests(policy, loaded.claim, found.label)
     ci = gather(api, facts, loaded.claim, requested, inputs, runner)
     evidence: list[EvidenceItem] = list(ci.items)
-    if probe_io is not None and PROBES_SECTION in policy.sections:
+    if probe_io is not None and policy.probes is not None:
         evidence += probe_evidence(loaded.claim, policy, ProbeContext(
             head_sha=head_sha, environment_urls=deployed_urls(facts.deployments),
             claim_sha256=loaded.document.sha256,

@@ -1,0 +1,205 @@
+"""What the gate observes on GitHub, as plain values: PRs, runs, checks, deployments, arrival.
+
+Collectors (gate/evidence/github) build these from the API; the engine and the reporters read
+them. Nothing here talks to GitHub.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from fnmatch import fnmatchcase
+
+from gate.claim.junit_facts import Outcome
+from gate.claim.model import JSON
+from gate.claim.timefmt import format_rfc3339
+
+
+@dataclass(frozen=True)
+class PullRequestRef:
+    number: int
+    head_sha: str
+    head_ref: str
+    head_repo: str
+    base_ref: str
+    base_repo: str
+    author: str
+    body: str
+
+    @property
+    def from_fork(self) -> bool:
+        return self.head_repo.lower() != self.base_repo.lower()
+
+
+@dataclass(frozen=True)
+class WorkflowRun:
+    id: int
+    name: str
+    path: str
+    event: str
+    head_sha: str
+    status: str
+    conclusion: str | None
+    run_attempt: int
+    created_at: datetime
+    run_started_at: datetime | None
+    updated_at: datetime
+    html_url: str
+    pull_numbers: tuple[int, ...]
+    app_slug: str | None = None
+    head_branch: str | None = None
+
+
+@dataclass(frozen=True)
+class Artifact:
+    id: int
+    name: str
+    size_in_bytes: int
+    expired: bool
+    run_id: int | None
+
+
+@dataclass(frozen=True)
+class DeploymentStatus:
+    state: str
+    creator: str
+    environment_url: str | None
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class Deployment:
+    id: int
+    sha: str
+    environment: str
+    creator: str
+    created_at: datetime
+    latest_status: DeploymentStatus | None
+
+
+@dataclass(frozen=True)
+class PostedCheckRun:
+    id: int
+    html_url: str | None
+    app_id: int | None = None
+    app_slug: str | None = None
+
+
+@dataclass(frozen=True)
+class ChangedFile:
+    """One file of a PR's diff; a rename also names the path it came from."""
+
+    filename: str
+    status: str
+    previous_filename: str | None = None
+
+
+@dataclass(frozen=True)
+class ActivityEntry:
+    """A push, force-push or branch creation as GitHub's server recorded it."""
+
+    activity_type: str
+    ref: str
+    before: str
+    after: str
+    timestamp: datetime
+    actor: str
+
+
+@dataclass(frozen=True)
+class CheckSuiteInfo:
+    id: int
+    app_slug: str
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class CheckRunInfo:
+    """A check run as listed on a commit: who posted it (the app) matters as much as what."""
+
+    id: int
+    name: str
+    head_sha: str
+    status: str
+    conclusion: str | None
+    app_id: int | None
+    app_slug: str
+    completed_at: datetime | None
+    html_url: str | None
+
+
+@dataclass(frozen=True)
+class Arrival:
+    """When the head SHA reached GitHub, where that time comes from, and how exact it is."""
+
+    sha: str
+    at: datetime | None
+    source: str
+    upper_bound: bool = False
+
+    def as_json(self) -> dict[str, JSON]:
+        return {
+            "head_sha": self.sha,
+            "at": format_rfc3339(self.at) if self.at else None,
+            "source": self.source,
+            "upper_bound": self.upper_bound,
+            "commit_dates_used": False,
+        }
+
+    def describe(self) -> str:
+        if self.at is None:
+            return f"the arrival of {self.sha[:12]} on GitHub is unknown ({self.source})"
+        bound = " (an upper bound)" if self.upper_bound else ""
+        return f"{self.sha[:12]} arrived on GitHub at {format_rfc3339(self.at)}{bound}," \
+            f" from {self.source}"
+
+
+#: GitHub lists at most this many files of a PR; beyond it the chain cannot be checked.
+MAX_LISTED_FILES = 3000
+
+
+@dataclass(frozen=True)
+class PullChanges:
+    """The paths a PR touches (a rename touches both its old and its new path)."""
+
+    paths: frozenset[str]
+    complete: bool
+
+    @classmethod
+    def of(cls, files: Sequence[ChangedFile]) -> PullChanges:
+        paths = {f.filename for f in files} | {
+            f.previous_filename for f in files if f.previous_filename
+        }
+        return cls(frozenset(paths), len(files) < MAX_LISTED_FILES)
+
+    def matching(self, globs: Sequence[str]) -> list[str]:
+        return sorted(p for p in self.paths if any(fnmatchcase(p, g) for g in globs))
+
+
+@dataclass(frozen=True)
+class RemovedTest:
+    identity: str
+    on_base: Outcome
+    on_head: Outcome | None  # None: missing; SKIPPED: marked skipped
+
+    def describe(self) -> str:
+        base = "passed" if self.on_base is Outcome.PASSED else "failed"
+        head = "missing" if self.on_head is None else "skipped"
+        return f"{self.identity} ({base} on base, {head} on head)"
+
+
+@dataclass(frozen=True)
+class TestSetComparison:
+    """One workflow's head test set against its base-branch baseline."""
+
+    __test__ = False  # not a pytest class
+
+    workflow_path: str
+    baseline: WorkflowRun | None
+    removed: tuple[RemovedTest, ...] = ()
+    note: str | None = None  # why the comparison could not be made, if it could not
+    comparable: bool = True
+    inputs: tuple[tuple[str, str], ...] = ()  # (what, sha256) of the baseline's JUnit files
+
+
