@@ -10,7 +10,7 @@ import sys
 import time
 from datetime import UTC, datetime, timedelta
 
-from gate.claim.facts import EvidenceItem, Origin
+from gate.claim.facts import EvidenceItem, Facts, Origin
 from gate.claim.model import CheckType, Claim, Evidence, Mutation, Task, Verifier, VerifierKind
 from gate.claim.policy import Policy
 from gate.engine.decide import decide
@@ -52,7 +52,7 @@ def measure(size: int) -> float:
     best = float("inf")
     for _ in range(3 if size <= 10_000 else 1):
         started = time.perf_counter()
-        verdict = decide(claim, items, policy, now)
+        verdict = decide(claim, Facts.of(items), policy, now)
         best = min(best, time.perf_counter() - started)
         assert verdict.state.value == "verified"
     return best

@@ -6,36 +6,27 @@ where loading the inputs, the engine and the chosen reporter meet.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 from enum import IntEnum
 from pathlib import Path
 
 from gate.claim.errors import GateError, InvalidInput, UsageError
-from gate.claim.facts import EvidenceItem, Origin
-from gate.claim.loader import (
-    DEFAULT_MAX_CLAIM_BYTES,
-    LoadedClaim,
-    load_claim,
-    load_evidence_records,
-)
+from gate.claim.loader import DEFAULT_MAX_CLAIM_BYTES, LoadedClaim, load_claim
 from gate.claim.model import VerdictState
 from gate.claim.policy import Policy, default_policy
 from gate.claim.policy_parse import load_policy
-from gate.engine.decide import Verdict, decide
-from gate.evidence.junit import DEFAULT_MAX_JUNIT_BYTES, read_run, required_tests, run_evidence
-from gate.evidence.operator_records import qualify
-from gate.evidence.probe.collect import probe_evidence
+from gate.engine.decide import decide
+from gate.engine.results import Verdict
+from gate.evidence.interface import Collected, Collector
+from gate.evidence.junit import DEFAULT_MAX_JUNIT_BYTES, JUnitFiles
+from gate.evidence.operator_records import OperatorRecords
+from gate.evidence.probe.collect import Probes
 from gate.evidence.probe.observe import ProbeContext, ProbeIO
-from gate.evidence.probe.records import recorded_disqualification
-from gate.report.github_commands import render_github
-from gate.report.junit_summary import render_junit_appendix
-from gate.report.junit_xml import render_junit
-from gate.report.markdown import render_markdown
-from gate.report.record import completed_record
-from gate.report.text import render_text
+from gate.report.renderers import FORMATS, RenderInput, render
+
+__all__ = ["FORMATS", "Decision", "ExitCode", "VerifyOptions", "gather", "run", "run_verify"]
 
 
 class ExitCode(IntEnum):
@@ -59,7 +50,6 @@ def exit_code_for(error: GateError) -> ExitCode:
     return ExitCode.COULD_NOT_DECIDE
 
 
-FORMATS = ("text", "json", "markdown", "junit", "github")
 
 
 @dataclass(frozen=True)
@@ -89,66 +79,62 @@ class VerifyResult:
         return EXIT_FOR_STATE[self.verdict.state]
 
 
-def operator_evidence(
-    paths: Sequence[Path], claim_sha256: str | None = None, head_sha: str | None = None
-) -> list[EvidenceItem]:
-    """Evidence records the operator named: they keep their own `kind`, but a record made for
-    another claim file, or a test run about another commit, a dirty tree or no test at all,
-    is disqualified (`probe.records`, `operator_records`)."""
-    items: list[EvidenceItem] = []
-    for path in paths:
-        document, records = load_evidence_records(path)
-        items.extend(
-            EvidenceItem(
-                record, Origin.OPERATOR, document.source,
-                recorded_disqualification(record, claim_sha256) or qualify(record, head_sha),
-            )
-            for record in records
-        )
-    return items
-
-
 def choose_policy(path: Path | None, trusted: Sequence[str]) -> Policy:
     policy = load_policy(path) if path is not None else default_policy()
     return policy.trusting(trusted)
 
 
-def render(result_format: str, loaded: LoadedClaim, verdict: Verdict) -> str:
-    if result_format == "json":
-        record = completed_record(loaded.document.raw, verdict)
-        return json.dumps(record, indent=2, ensure_ascii=False) + "\n"
-    if result_format == "markdown":
-        return render_markdown(loaded.claim, verdict, loaded.source)
-    if result_format == "junit":
-        return render_junit(loaded.claim, verdict, loaded.source)
-    if result_format == "github":
-        lines = {
-            mutation.id: found.line
-            for index, mutation in enumerate(loaded.claim.mutations)
-            if (found := loaded.document.locate(f"/mutations/{index}")) is not None
-        }
-        return render_github(loaded.claim, verdict, loaded.source, lines)
-    return render_text(loaded.claim, verdict, loaded.source)
+@dataclass(frozen=True)
+class Decision:
+    """One claim decided: what was observed and what the engine made of it."""
+
+    loaded: LoadedClaim
+    verdict: Verdict
+    observed: Collected
+
+
+def gather(collectors: Sequence[Collector], loaded: LoadedClaim, policy: Policy) -> Collected:
+    """Ask every collector, in order; they observe and record, and never decide."""
+    return Collected.merge([collector.collect(loaded, policy) for collector in collectors])
+
+
+def run(
+    loaded: LoadedClaim,
+    policy: Policy,
+    collectors: Sequence[Collector],
+    clock: Callable[[], datetime],
+) -> Decision:
+    """collect -> decide: the only place `decide` is called. The decision time is read after
+    the observations arrived, never before."""
+    observed = gather(collectors, loaded, policy)
+    verdict = decide(loaded.claim, observed.facts(), policy, clock())
+    return Decision(loaded, verdict, observed)
+
+
+def verify_collectors(
+    options: VerifyOptions, probe_io: ProbeIO | None
+) -> tuple[list[Collector], ProbeIO | None]:
+    """What `claim-gate verify` observes: records, live probes, JUnit files, in that order."""
+    collectors: list[Collector] = [OperatorRecords(options.evidence, options.head_sha)]
+    io = None
+    if options.probe:
+        io = probe_io or ProbeIO.system()
+        collectors.append(Probes(options.probe_context, io))
+    if options.junit:
+        collectors.append(JUnitFiles(options.junit, options.head_sha, options.junit_max_bytes))
+    return collectors, io
 
 
 def run_verify(
     options: VerifyOptions, now: datetime, probe_io: ProbeIO | None = None
 ) -> VerifyResult:
-    """Load everything (InvalidInput on bad input), probe if asked, decide, render."""
+    """Load everything (InvalidInput on bad input), collect, decide, render."""
     loaded = load_claim(options.claim, options.max_claim_bytes)
     policy = choose_policy(options.policy, options.trusted_verifiers)
-    evidence = operator_evidence(options.evidence, loaded.document.sha256, options.head_sha)
-    if options.probe:
-        io = probe_io or ProbeIO.system()
-        context = replace(options.probe_context, claim_sha256=loaded.document.sha256)
-        evidence += probe_evidence(loaded.claim, policy, context, io)
-        now = io.clock()  # decide after the observations arrived, not before
-    named = required_tests(policy, loaded.claim, loaded.source)
-    junit = read_run(options.junit, named, options.junit_max_bytes) if options.junit else None
-    if junit is not None:
-        evidence.append(run_evidence(junit, options.head_sha))
-    verdict = decide(loaded.claim, evidence, policy, options.now or now)
-    output = render(options.format, loaded, verdict)
-    if junit is not None and options.format == "text":
-        output += render_junit_appendix(junit)
-    return VerifyResult(loaded, verdict, output)
+    collectors, io = verify_collectors(options, probe_io)
+    fixed = options.now or now
+    clock = (lambda: fixed) if options.now or io is None else io.clock
+    decision = run(loaded, policy, collectors, clock)
+    given = RenderInput(loaded, decision.verdict, junit=decision.observed.junit)
+    output = render(options.format, given)
+    return VerifyResult(loaded, decision.verdict, output)

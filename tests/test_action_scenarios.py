@@ -511,7 +511,7 @@ def test_a_crash_inside_the_gate_still_leaves_a_blocking_check(
     """A bug is a fault that is hard to provoke for real: mocked, and never a pass."""
     s = scenario(github_hub, claim_json([edit(at=T0 - timedelta(minutes=3))]))
     s.add_run(junit_xml())
-    mocker.patch("gate.faces.action.run.decide", side_effect=RuntimeError("engine exploded"))
+    mocker.patch("gate.pipeline.decide", side_effect=RuntimeError("engine exploded"))
     result, _ = act(s, tmp_path)
     check = s.check()
     assert check.conclusion == "failure"

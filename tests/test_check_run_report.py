@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from gate.claim.facts import EvidenceItem
+from gate.claim.facts import EvidenceItem, Facts
 from gate.claim.loader import LoadedClaim, parse_claim_bytes
 from gate.claim.model import VerdictState
 from gate.claim.policy import default_policy
@@ -41,7 +41,7 @@ def claim_with(mutations: int, target: str = "accounts/4471") -> LoadedClaim:
 
 
 def report_for(loaded: LoadedClaim, items: list[EvidenceItem], mode: Mode = Mode.ENFORCE) -> Any:
-    verdict = decide(loaded.claim, items, default_policy(), at(10))
+    verdict = decide(loaded.claim, Facts.of(items), default_policy(), at(10))
     return verdict, build_check_run(
         name="completion-claim", head_sha="a" * 40, verdict=verdict, loaded=loaded,
         claim_repo_path=".claim.json", record=completed_record(loaded.document.raw, verdict),
@@ -142,7 +142,7 @@ def test_a_gate_that_could_not_decide_posts_failure_with_the_reason() -> None:
 
 def test_extra_sections_end_the_summary_and_empty_ones_are_left_out() -> None:
     loaded = claim_with(1)
-    verdict = decide(loaded.claim, [], default_policy(), at(10))
+    verdict = decide(loaded.claim, Facts.of([]), default_policy(), at(10))
     report = build_check_run(
         name="completion-claim", head_sha="a" * 40, verdict=verdict, loaded=loaded,
         claim_repo_path=".claim.json", record=completed_record(loaded.document.raw, verdict),

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from junitparser import JUnitXml
 
 from gate.claim.codec import parse_claim
+from gate.claim.facts import Facts
 from gate.claim.policy import default_policy
 from gate.engine.decide import decide
 from gate.report.github_commands import command, escape_data, escape_property
@@ -66,7 +67,7 @@ def test_any_claim_text_makes_a_readable_junit_report(target: str, task_id: str)
         "mutations": [{"id": "m1", "kind": "file_edit", "target": target,
                        "at": "2026-08-27T18:00:00Z"}],
     })
-    verdict = decide(claim, [], default_policy(), NOW)
+    verdict = decide(claim, Facts.of([]), default_policy(), NOW)
     xml = JUnitXml.fromstring(render_junit(claim, verdict, "c.json").encode("utf-8"))
     assert (xml.tests, xml.failures) == (1, 1)
     case = next(iter(next(iter(xml))))

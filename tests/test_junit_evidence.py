@@ -9,7 +9,7 @@ import pytest
 
 from gate.claim.codec import dump_evidence
 from gate.claim.errors import InvalidInput
-from gate.claim.facts import Origin
+from gate.claim.facts import Facts, Origin
 from gate.claim.junit_facts import JUnitRun
 from gate.claim.model import Claim, Mutation, Task, VerdictState
 from gate.claim.policy import default_policy
@@ -57,7 +57,7 @@ def test_a_passing_run_is_independent_gate_evidence_that_verifies(tmp_path: Path
     }
     assert evidence.extensions["x-junit"]["files"][0]["time_source"] == "timestamp"
     assert list(validator("#/$defs/evidence").iter_errors(dump_evidence(evidence))) == []
-    verdict = decide(_claim(), [item], default_policy(), NOW)
+    verdict = decide(_claim(), Facts.of([item]), default_policy(), NOW)
     assert verdict.state is VerdictState.VERIFIED
 
 
@@ -65,7 +65,7 @@ def test_a_failing_test_refutes_the_covered_change(tmp_path: Path) -> None:
     item = run_evidence(_run(tmp_path, Case("test_a"), Case("test_b", result="failure")))
     assert item.evidence.observed_value["failures"] == 1
     assert item.evidence.observed_value["failing_tests"] == ["tests.test_x.TestY::test_b"]
-    verdict = decide(_claim(), [item], default_policy(), NOW)
+    verdict = decide(_claim(), Facts.of([item]), default_policy(), NOW)
     assert verdict.state is VerdictState.REFUTED
     assert "failures: expected 0, observed 1" in verdict.reason
 
@@ -74,14 +74,15 @@ def test_zero_tests_is_absence_not_a_pass(tmp_path: Path) -> None:
     item = run_evidence(_run(tmp_path))
     assert item.disqualified is not None
     assert item.disqualified.code == "no_tests"
-    assert decide(_claim(), [item], default_policy(), NOW).state is VerdictState.UNVERIFIED
+    verdict = decide(_claim(), Facts.of([item]), default_policy(), NOW)
+    assert verdict.state is VerdictState.UNVERIFIED
 
 
 def test_all_skipped_is_absence_not_a_pass(tmp_path: Path) -> None:
     item = run_evidence(_run(tmp_path, Case("a", result="skipped"), Case("b", result="skipped")))
     assert item.disqualified is not None
     assert item.disqualified.code == "all_skipped"
-    verdict = decide(_claim(), [item], default_policy(), NOW)
+    verdict = decide(_claim(), Facts.of([item]), default_policy(), NOW)
     assert verdict.state is VerdictState.UNVERIFIED
     assert verdict.unmet[0].code == "all_skipped"
 
@@ -97,7 +98,7 @@ def test_a_flaky_rerun_passes_and_is_reported(tmp_path: Path) -> None:
     assert item.evidence.observed_value["flaky"] == 1
     assert item.evidence.observed_value["flaky_tests"] == ["c::t"]
     assert item.evidence.observed_value["failures"] == 0
-    assert decide(_claim(), [item], default_policy(), NOW).state is VerdictState.VERIFIED
+    assert decide(_claim(), Facts.of([item]), default_policy(), NOW).state is VerdictState.VERIFIED
 
 
 @pytest.mark.parametrize(
@@ -113,7 +114,8 @@ def test_a_run_on_another_commit_does_not_count(
     if code:
         assert item.disqualified is not None
         assert "abc1234def" in item.disqualified.message
-        assert decide(_claim(), [item], default_policy(), NOW).state is VerdictState.UNVERIFIED
+        verdict = decide(_claim(), Facts.of([item]), default_policy(), NOW)
+    assert verdict.state is VerdictState.UNVERIFIED
 
 
 @pytest.mark.parametrize("suffix", ["-dirty", "+dirty", ".dirty", " (modified)"])
@@ -131,7 +133,7 @@ def test_a_commit_property_with_more_than_the_head_is_not_the_head(
 
 def test_a_failing_run_on_another_commit_is_unverified_not_refuted(tmp_path: Path) -> None:
     run = _run(tmp_path, Case("a", result="failure"), properties=(("vcs.revision", "1111111"),))
-    verdict = decide(_claim(), [run_evidence(run, "2222222")], default_policy(), NOW)
+    verdict = decide(_claim(), Facts.of([run_evidence(run, "2222222")]), default_policy(), NOW)
     assert verdict.state is VerdictState.UNVERIFIED
     assert verdict.unmet[0].code == "other_commit"
 
@@ -180,7 +182,7 @@ def test_a_naive_timestamp_uses_the_file_time_and_says_so(tmp_path: Path) -> Non
 
 def test_a_run_before_the_edit_is_unverified(tmp_path: Path) -> None:
     item = run_evidence(_run(tmp_path, Case("a"), timestamp="2026-08-27T18:03:00Z"))
-    verdict = decide(_claim(), [item], default_policy(), NOW)
+    verdict = decide(_claim(), Facts.of([item]), default_policy(), NOW)
     assert verdict.state is VerdictState.UNVERIFIED
     assert verdict.unmet[0].code == "before_mutation"
 
@@ -209,7 +211,7 @@ def test_named_tests(
     }
     assert item.evidence.observed_value["failed_named_tests"] == failed
     assert item.evidence.observed_value["missing_named_tests"] == missing
-    assert decide(_claim(), [item], default_policy(), NOW).state is state
+    assert decide(_claim(), Facts.of([item]), default_policy(), NOW).state is state
 
 
 def test_a_named_test_may_live_in_any_file_of_the_run(tmp_path: Path) -> None:

@@ -8,7 +8,13 @@ from dataclasses import replace
 import pytest
 
 from gate.claim.facts import Disqualification, EvidenceItem, Origin
-from gate.claim.github_facts import MAX_LISTED_FILES, Arrival, ChangedFile, PullChanges
+from gate.claim.github_facts import (
+    MAX_LISTED_FILES,
+    Arrival,
+    ChangedFile,
+    PullChanges,
+    PullObservation,
+)
 from gate.claim.model import CheckType, VerifierKind
 from gate.claim.trust_policy import TrustPolicy
 from gate.engine.provenance import judge_provenance
@@ -17,6 +23,12 @@ from tests.builders import at, evidence
 WORKFLOW = ".github/workflows/ci.yml"
 ARRIVED = Arrival("a" * 40, at(0), "the push of aaaa")
 
+
+
+def _judge(
+    item: EvidenceItem, changed: PullChanges, trust: TrustPolicy, arrival: Arrival
+) -> EvidenceItem:
+    return judge_provenance(item, PullObservation(changed, arrival), trust)
 
 def ci_item(when: float = 60.0, workflow: str | None = WORKFLOW) -> EvidenceItem:
     record = evidence(when=when, covers=(), check_type=CheckType.TEST_RUN,
@@ -52,11 +64,11 @@ def code(judged: EvidenceItem) -> str | None:
 def test_what_counts_as_the_pr_changing_the_producer(
     changed: PullChanges, expected: str | None
 ) -> None:
-    assert code(judge_provenance(ci_item(), changed, TrustPolicy(), ARRIVED)) == expected
+    assert code(_judge(ci_item(), changed, TrustPolicy(), ARRIVED)) == expected
 
 
 def test_a_changed_producer_is_recorded_as_self_attested() -> None:
-    judged = judge_provenance(ci_item(), changes(WORKFLOW), TrustPolicy(), ARRIVED)
+    judged = _judge(ci_item(), changes(WORKFLOW), TrustPolicy(), ARRIVED)
     assert judged.evidence.verifier.kind is VerifierKind.SELF_ATTESTED
     provenance = judged.evidence.extensions["x-provenance"]
     assert isinstance(provenance, dict)
@@ -65,7 +77,7 @@ def test_a_changed_producer_is_recorded_as_self_attested() -> None:
 
 def test_a_pr_too_large_to_list_cannot_be_checked() -> None:
     big = PullChanges.of([ChangedFile(f"f{i}.py", "added") for i in range(MAX_LISTED_FILES)])
-    judged = judge_provenance(ci_item(), big, TrustPolicy(), ARRIVED)
+    judged = _judge(ci_item(), big, TrustPolicy(), ARRIVED)
     assert code(judged) == "producer_modified"
     assert judged.disqualified is not None
     assert "more than GitHub lists" in judged.disqualified.message
@@ -73,17 +85,17 @@ def test_a_pr_too_large_to_list_cannot_be_checked() -> None:
 
 def test_the_owner_may_allow_chain_changes_but_not_untrusted_workflows() -> None:
     allow = TrustPolicy(allow_pr_changes=True)
-    assert code(judge_provenance(ci_item(), changes(WORKFLOW), allow, ARRIVED)) is None
+    assert code(_judge(ci_item(), changes(WORKFLOW), allow, ARRIVED)) is None
     pinned = TrustPolicy(allow_pr_changes=True, trusted_workflows=(".github/workflows/x.yml",))
-    assert code(judge_provenance(ci_item(), changes(), pinned, ARRIVED)) == "untrusted_workflow"
-    assert code(judge_provenance(ci_item(workflow=None), changes(), pinned, ARRIVED)) \
+    assert code(_judge(ci_item(), changes(), pinned, ARRIVED)) == "untrusted_workflow"
+    assert code(_judge(ci_item(workflow=None), changes(), pinned, ARRIVED)) \
         == "untrusted_workflow"
 
 
 def test_a_narrower_chain_is_the_owners_choice() -> None:
     narrow = TrustPolicy(chain=("ci/**",))
-    assert code(judge_provenance(ci_item(), changes("pyproject.toml"), narrow, ARRIVED)) is None
-    assert code(judge_provenance(ci_item(), changes("ci/run.sh"), narrow, ARRIVED)) \
+    assert code(_judge(ci_item(), changes("pyproject.toml"), narrow, ARRIVED)) is None
+    assert code(_judge(ci_item(), changes("ci/run.sh"), narrow, ARRIVED)) \
         == "producer_modified"
 
 
@@ -91,17 +103,17 @@ def test_a_narrower_chain_is_the_owners_choice() -> None:
     (-1.0, "before_arrival"), (0.0, None), (30.0, None),
 ])
 def test_a_run_counts_only_from_the_arrival_on(started: float, expected: str | None) -> None:
-    judged = judge_provenance(ci_item(when=started), changes(), TrustPolicy(), ARRIVED)
+    judged = _judge(ci_item(when=started), changes(), TrustPolicy(), ARRIVED)
     assert code(judged) == expected
 
 
 def test_an_unknown_arrival_counts_nothing() -> None:
     unknown = Arrival("a" * 40, None, "nothing recorded")
-    assert code(judge_provenance(ci_item(), changes(), TrustPolicy(), unknown)) \
+    assert code(_judge(ci_item(), changes(), TrustPolicy(), unknown)) \
         == "before_arrival"
 
 
 def test_an_earlier_disqualification_is_kept_when_provenance_is_clean() -> None:
     broken = replace(ci_item(), disqualified=Disqualification("unreadable_artifact", "bad zip"))
-    assert code(judge_provenance(broken, changes(), TrustPolicy(), ARRIVED)) \
+    assert code(_judge(broken, changes(), TrustPolicy(), ARRIVED)) \
         == "unreadable_artifact"

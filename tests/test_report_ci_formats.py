@@ -12,9 +12,10 @@ import pytest
 from junitparser import Failure, JUnitXml, TestSuite
 
 from gate.claim.codec import parse_claim, parse_evidence
-from gate.claim.facts import EvidenceItem, Origin
+from gate.claim.facts import EvidenceItem, Facts, Origin
 from gate.claim.policy import Policy, default_policy
-from gate.engine.decide import Verdict, decide
+from gate.engine.decide import decide
+from gate.engine.results import Verdict
 from gate.faces.cli import main
 from gate.report.github_commands import command, escape_data, escape_property, render_github
 from gate.report.junit_xml import render_junit, xml_safe
@@ -44,7 +45,7 @@ def _test_run(at: str, **observed: int) -> EvidenceItem:
 
 
 def _verdict(raw: dict[str, Any], items: list[EvidenceItem], policy: Policy) -> Verdict:
-    return decide(parse_claim(raw), items, policy, NOW)
+    return decide(parse_claim(raw), Facts.of(items), policy, NOW)
 
 
 TWO = [

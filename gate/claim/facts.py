@@ -1,4 +1,5 @@
-"""What every collector hands the engine: an evidence record plus where it came from.
+"""What every collector hands the engine: evidence records, where they came from, and the
+facts the engine's rules read (the PR's changes, the head's arrival, the test sets).
 
 The record's own `verifier.kind` is a label written by its producer; whether the gate
 treats it as independent is decided by where the item came from and whom the policy
@@ -8,9 +9,11 @@ on another commit, the tree was dirty, the PR edited the workflow that produced 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
+from gate.claim.github_facts import PullObservation, TestSetComparison
 from gate.claim.model import Evidence
 
 
@@ -34,3 +37,28 @@ class EvidenceItem:
     origin: Origin
     source: str
     disqualified: Disqualification | None = None
+    #: Produced by a CI workflow (its file, when known): the engine judges its provenance.
+    producer: Producer | None = None
+
+
+@dataclass(frozen=True)
+class Producer:
+    """The CI workflow that produced an item (GitHub's `path`, or the gate's own workflow)."""
+
+    workflow_path: str | None
+
+
+@dataclass(frozen=True)
+class Facts:
+    """Everything the collectors observed for one claim; the engine's only input besides the
+    claim, the policy and the time."""
+
+    items: tuple[EvidenceItem, ...] = ()
+    #: On GitHub: the PR's changed paths and the head's arrival (None elsewhere).
+    pull: PullObservation | None = None
+    #: The head's test sets against the base branch's, one per workflow.
+    test_sets: tuple[TestSetComparison, ...] = ()
+
+    @classmethod
+    def of(cls, items: Iterable[EvidenceItem]) -> Facts:
+        return cls(items=tuple(items))

@@ -203,3 +203,15 @@ class TestSetComparison:
     inputs: tuple[tuple[str, str], ...] = ()  # (what, sha256) of the baseline's JUnit files
 
 
+
+
+@dataclass(frozen=True)
+class PullObservation:
+    """What the engine needs to judge CI provenance: the PR's paths and its head's arrival."""
+
+    changes: PullChanges
+    arrival: Arrival
+
+
+def run_label(run: WorkflowRun) -> str:
+    return f"workflow run {run.name!r} #{run.id} attempt {run.run_attempt} ({run.path})"

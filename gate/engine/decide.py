@@ -17,10 +17,13 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from gate import GATE_ID
-from gate.claim.facts import EvidenceItem, Origin
+from gate.claim.facts import EvidenceItem, Facts, Origin
 from gate.claim.model import JSON, CheckType, Claim, Evidence, Mutation, VerdictState
 from gate.claim.policy import Policy
 from gate.claim.timefmt import format_rfc3339
+from gate.engine.provenance import judge_provenance
+from gate.engine.removed_tests import rule_judgements
+from gate.engine.results import Assessment, Judgement, Problem, Unmet, Verdict, worst
 from gate.engine.trust import judge
 
 #: When no evidence counts for a mutation, the reported code is the one closest to counting.
@@ -33,52 +36,6 @@ _CLOSENESS = (
     "self_attested_only",
 )
 _MAX_LISTED = 3
-
-
-@dataclass(frozen=True)
-class Problem:
-    code: str
-    message: str
-
-
-@dataclass(frozen=True)
-class Unmet:
-    """One unmet mutation or requirement, machine-readable (`code`) and human (`message`)."""
-
-    code: str
-    message: str
-    mutation: str | None = None
-    requirement: CheckType | None = None
-    evidence: tuple[int, ...] = ()
-
-
-@dataclass(frozen=True)
-class Assessment:
-    """What the engine made of one evidence item (index into `Verdict.items`)."""
-
-    independent: bool
-    covers: tuple[str, ...]
-    problem: Problem | None
-    contradicts: bool
-    supports: tuple[str, ...]
-    contradicts_mutations: tuple[str, ...]
-    satisfies: tuple[CheckType, ...]
-
-    @property
-    def counts(self) -> bool:
-        return bool(self.supports or self.satisfies)
-
-
-@dataclass(frozen=True)
-class Verdict:
-    state: VerdictState
-    unmet: tuple[Unmet, ...]
-    reason: str
-    decided_at: datetime
-    decided_by: str
-    policy: Policy
-    items: tuple[EvidenceItem, ...]
-    assessments: tuple[Assessment, ...]
 
 
 def differences(expected: Mapping[str, JSON], observed: JSON, prefix: str = "") -> list[str]:
@@ -165,99 +122,142 @@ def _effective_covers(
     return ()
 
 
-def decide(
-    claim: Claim, evidence: Sequence[EvidenceItem], policy: Policy, now: datetime
-) -> Verdict:
-    """Decide a claim. `evidence` is what the gate and operator supplied; the claim's own
+def decide(claim: Claim, facts: Facts, policy: Policy, now: datetime) -> Verdict:
+    """Decide a claim. `facts` is what the gate and operator observed; the claim's own
     evidence is added here as origin `claim`, so it can never skip the trust judgement."""
     if now.tzinfo is None:
         raise ValueError("decide() needs an aware `now`")
     policy = policy.tightened_by(claim.policy)
-    items = tuple(EvidenceItem(e, Origin.CLAIM, "claim") for e in claim.evidence) + tuple(evidence)
+    items = _items(claim, facts, policy)
     known = {mutation.id: mutation for mutation in claim.mutations}
     code_change = tuple(m.id for m in claim.mutations if m.kind in policy.code_change_kinds)
+    readings = tuple(
+        _read(item, index, policy, now, known, code_change) for index, item in enumerate(items)
+    )
+    judgements = [
+        *(_judge_mutation(mutation, items, readings) for mutation in claim.mutations),
+        *(_judge_requirement(check, items, readings, known) for check in policy.requires),
+        *rule_judgements(facts, policy),
+    ]
+    if not any(j.supporting for j in judgements) and all(j.unmet is None for j in judgements):
+        judgements.append(_NOTHING_OBSERVED)
+    return _verdict(claim, policy, now, items, readings, tuple(judgements))
 
-    independent: list[bool] = []
-    problems: list[Problem | None] = []
-    covers: list[tuple[str, ...]] = []
-    contradiction: list[list[str]] = []
-    by_mutation: dict[str, list[int]] = defaultdict(list)
-    by_check: dict[CheckType, list[int]] = defaultdict(list)
-    for index, item in enumerate(items):
-        is_independent, problem = _problem_of(item, index, policy, now)
-        independent.append(is_independent)
-        problems.append(problem)
-        covered = _effective_covers(item.evidence, known, code_change)
-        covers.append(covered)
-        for mutation_id in covered:
-            by_mutation[mutation_id].append(index)
-        by_check[item.evidence.check_type].append(index)
-        expected = item.evidence.expected
-        contradiction.append(
-            differences(expected, item.evidence.observed_value)
-            if expected is not None and item.evidence.has_observed_value
-            else []
-        )
 
+def _items(claim: Claim, facts: Facts, policy: Policy) -> tuple[EvidenceItem, ...]:
+    """The claim's own evidence first, then the observed items, CI ones judged for provenance."""
+    own = tuple(EvidenceItem(e, Origin.CLAIM, "claim") for e in claim.evidence)
+    pull = facts.pull
+    observed = tuple(
+        judge_provenance(item, pull, policy.trust)
+        if pull is not None and item.producer is not None else item
+        for item in facts.items
+    )
+    return own + observed
+
+
+@dataclass(frozen=True)
+class _Reading:
+    """One item before it is weighed: whose it is, what rules it out, what it covers and
+    where it contradicts the claim."""
+
+    independent: bool
+    problem: Problem | None
+    covers: tuple[str, ...]
+    contradiction: tuple[str, ...]
+
+
+def _read(
+    item: EvidenceItem, index: int, policy: Policy, now: datetime,
+    known: Mapping[str, Mutation], code_change: tuple[str, ...],
+) -> _Reading:
+    independent, problem = _problem_of(item, index, policy, now)
+    expected = item.evidence.expected
+    contradiction = (
+        differences(expected, item.evidence.observed_value)
+        if expected is not None and item.evidence.has_observed_value else []
+    )
+    return _Reading(independent, problem, _effective_covers(item.evidence, known, code_change),
+                    tuple(contradiction))
+
+
+def _judge_mutation(
+    mutation: Mutation, items: Sequence[EvidenceItem], readings: Sequence[_Reading]
+) -> Judgement:
+    candidates = [i for i, reading in enumerate(readings) if mutation.id in reading.covers]
+    found = _weigh(
+        candidates, readings,
+        lambda i: items[i].evidence.at > mutation.at,
+        lambda i: _before_message(i, items[i].evidence, mutation),
+    )
+    unmet = None
+    if found.contradicting or not found.supporting:
+        unmet = _mutation_unmet(mutation, found, items, readings)
+    return _judgement(f"mutation {mutation.id}", unmet, found)
+
+
+def _judge_requirement(
+    check: CheckType, items: Sequence[EvidenceItem], readings: Sequence[_Reading],
+    known: Mapping[str, Mutation],
+) -> Judgement:
+    candidates = [i for i, item in enumerate(items) if item.evidence.check_type is check]
+    found = _weigh(
+        candidates, readings,
+        lambda i: all(items[i].evidence.at > known[c].at for c in readings[i].covers),
+        lambda i: _before_all_message(i, items[i].evidence, readings[i].covers, known),
+    )
+    unmet = None
+    if found.contradicting or not found.supporting:
+        unmet = _requirement_unmet(check, found, items, readings)
+    return _judgement(f"requirement {check}", unmet, found)
+
+
+def _judgement(subject: str, unmet: Unmet | None, found: _Weighing) -> Judgement:
+    state = VerdictState.VERIFIED if unmet is None else unmet.state
+    return Judgement(subject, state, unmet, found.supporting, found.contradicting)
+
+
+_NOTHING_OBSERVED = Judgement("claim", VerdictState.UNVERIFIED, Unmet(
+    "no_evidence",
+    "the claim names no mutation and no check type is required, so nothing was"
+    " observed: absence is unverified, never verified",
+))
+
+
+def _verdict(
+    claim: Claim, policy: Policy, now: datetime, items: tuple[EvidenceItem, ...],
+    readings: Sequence[_Reading], judgements: tuple[Judgement, ...],
+) -> Verdict:
+    """Assemble the verdict from the judgements alone: state, unmet, reason and assessments
+    are all read off them, so they cannot say two different things."""
     supports: dict[int, list[str]] = defaultdict(list)
-    contradicts_mutations: dict[int, list[str]] = defaultdict(list)
     satisfies: dict[int, list[CheckType]] = defaultdict(list)
-    unmet: list[Unmet] = []
-
-    for mutation in claim.mutations:
-        at = mutation.at
-        found = _weigh(
-            by_mutation.get(mutation.id, []), items, problems, contradiction,
-            lambda i: items[i].evidence.at > at,  # noqa: B023 - used before the loop moves on
-            lambda i: _before_message(i, items[i].evidence, mutation),  # noqa: B023
-        )
-        for index in found.supporting:
-            supports[index].append(mutation.id)
-        for index in found.contradicting:
-            contradicts_mutations[index].append(mutation.id)
-        if found.contradicting or not found.supporting:
-            unmet.append(_mutation_unmet(mutation, found, items, contradiction))
-
-    for check_type in policy.requires:
-        found = _weigh(
-            by_check.get(check_type, []), items, problems, contradiction,
-            lambda i: all(items[i].evidence.at > known[c].at for c in covers[i]),
-            lambda i: _before_all_message(i, items[i].evidence, covers[i], known),
-        )
-        for index in found.supporting:
-            satisfies[index].append(check_type)
-        if found.contradicting or not found.supporting:
-            unmet.append(_requirement_unmet(check_type, found, items, contradiction))
-
-    counting = any(supports.values()) or any(satisfies.values())
-    if not counting and not unmet:
-        unmet.append(Unmet(
-            "no_evidence",
-            "the claim names no mutation and no check type is required, so nothing was"
-            " observed: absence is unverified, never verified",
-        ))
-    state = _state(unmet)
+    contradicts: dict[int, list[str]] = defaultdict(list)
+    for judgement in judgements:
+        kind, _, name = judgement.subject.partition(" ")
+        for index in judgement.supporting:
+            if kind == "mutation":
+                supports[index].append(name)
+            elif kind == "requirement":
+                satisfies[index].append(CheckType(name))
+        if kind == "mutation":
+            for index in judgement.contradicting:
+                contradicts[index].append(name)
+    unmet = tuple(j.unmet for j in judgements if j.unmet is not None)
+    state = worst(j.state for j in judgements)
     assessments = tuple(
         Assessment(
-            independent=independent[i],
-            covers=covers[i],
-            problem=problems[i],
-            contradicts=bool(contradiction[i]),
-            supports=tuple(supports.get(i, ())),
-            contradicts_mutations=tuple(contradicts_mutations.get(i, ())),
+            independent=reading.independent, covers=reading.covers, problem=reading.problem,
+            contradicts=bool(reading.contradiction), supports=tuple(supports.get(i, ())),
+            contradicts_mutations=tuple(contradicts.get(i, ())),
             satisfies=tuple(satisfies.get(i, ())),
         )
-        for i in range(len(items))
+        for i, reading in enumerate(readings)
     )
     return Verdict(
-        state=state,
-        unmet=tuple(unmet),
-        reason=_reason(state, unmet, claim),
-        decided_at=now,
-        decided_by=GATE_ID,
-        policy=policy,
-        items=items,
-        assessments=assessments,
+        state=state, unmet=unmet, reason=_reason(state, unmet, claim), decided_at=now,
+        decided_by=GATE_ID, policy=policy, items=items, assessments=assessments,
+        judgements=judgements,
     )
 
 
@@ -270,9 +270,7 @@ class _Weighing:
 
 def _weigh(
     candidates: Sequence[int],
-    items: Sequence[EvidenceItem],
-    problems: Sequence[Problem | None],
-    contradiction: Sequence[Sequence[str]],
+    readings: Sequence[_Reading],
     after: Callable[[int], bool],
     before_message: Callable[[int], str],
 ) -> _Weighing:
@@ -280,12 +278,12 @@ def _weigh(
     contradicting: list[int] = []
     rejected: list[tuple[int, Problem]] = []
     for index in candidates:
-        problem = problems[index]
+        problem = readings[index].problem
         if problem is None and not after(index):
             problem = Problem("before_mutation", before_message(index))
         if problem is not None:
             rejected.append((index, problem))
-        elif contradiction[index]:
+        elif readings[index].contradiction:
             contradicting.append(index)
         else:
             supporting.append(index)
@@ -346,7 +344,7 @@ def _mutation_unmet(
     mutation: Mutation,
     found: _Weighing,
     items: Sequence[EvidenceItem],
-    contradiction: Sequence[Sequence[str]],
+    readings: Sequence[_Reading],
 ) -> Unmet:
     label = _mutation_label(mutation)
     if found.contradicting:
@@ -354,9 +352,10 @@ def _mutation_unmet(
         return Unmet(
             "contradicted",
             f"{label} is contradicted by {_describe_item(first, items[first].evidence)}: "
-            + "; ".join(contradiction[first][:_MAX_LISTED]),
+            + "; ".join(readings[first].contradiction[:_MAX_LISTED]),
             mutation=mutation.id,
             evidence=found.contradicting,
+            state=VerdictState.REFUTED,
         )
     primary = _primary(found.rejected)
     if primary is None:
@@ -378,7 +377,7 @@ def _requirement_unmet(
     check_type: CheckType,
     found: _Weighing,
     items: Sequence[EvidenceItem],
-    contradiction: Sequence[Sequence[str]],
+    readings: Sequence[_Reading],
 ) -> Unmet:
     label = f"the policy requires {check_type}"
     if found.contradicting:
@@ -386,9 +385,10 @@ def _requirement_unmet(
         return Unmet(
             "contradicted",
             f"{label}, and {_describe_item(first, items[first].evidence)} contradicts the claim: "
-            + "; ".join(contradiction[first][:_MAX_LISTED]),
+            + "; ".join(readings[first].contradiction[:_MAX_LISTED]),
             requirement=check_type,
             evidence=found.contradicting,
+            state=VerdictState.REFUTED,
         )
     primary = _primary(found.rejected)
     if primary is None:
@@ -405,21 +405,13 @@ def _requirement_unmet(
     )
 
 
-def _state(unmet: Sequence[Unmet]) -> VerdictState:
-    if any(entry.code == "contradicted" for entry in unmet):
-        return VerdictState.REFUTED
-    if unmet:
-        return VerdictState.UNVERIFIED
-    return VerdictState.VERIFIED
-
-
 def _reason(state: VerdictState, unmet: Sequence[Unmet], claim: Claim) -> str:
     if state is VerdictState.VERIFIED:
         count = len(claim.mutations)
         noun = "mutation" if count == 1 else "mutations"
         return f"verified: all {count} {noun} and every required check are backed by" \
             " independent, fresh evidence observed after the change"
-    ordered = sorted(unmet, key=lambda entry: entry.code != "contradicted")
+    ordered = sorted(unmet, key=lambda entry: entry.state is not VerdictState.REFUTED)
     head = ordered[0].message
     rest = len(unmet) - 1
     more = f" (and {rest} more unmet)" if rest else ""

@@ -12,16 +12,12 @@ on an older head, a neutral or failed one - fails, naming the PR.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from gate.claim.errors import CouldNotDecide
 from gate.claim.github_facts import CheckRunInfo, PullRequestRef
 from gate.claim.timefmt import format_rfc3339
-from gate.evidence.github.api import GitHubApi
-from gate.evidence.github.event import Trigger
-from gate.report.check_run import Mode
 
 
 @dataclass(frozen=True)
@@ -54,65 +50,33 @@ def _judge_pull(
     return None
 
 
-def decide_group(
-    api: GitHubApi, trigger: Trigger, name: str, app_id: int | None, app_slug: str,
-    now: Callable[[], datetime],
+def judge_group(
+    group_sha: str,
+    pulls: Sequence[tuple[PullRequestRef, Sequence[CheckRunInfo]]],
+    name: str,
+    app_id: int | None,
+    app_slug: str,
+    when: datetime,
 ) -> GroupDecision:
-    """Judge the group's PRs; CouldNotDecide when the group names none."""
-    assert trigger.merge_group_sha is not None
-    numbers: list[int] = []
-    if trigger.pull_number is not None:
-        numbers.append(trigger.pull_number)
-    if not numbers:
-        raise CouldNotDecide(
-            "the merge group's head_ref names no pull request (expected"
-            " gh-readonly-queue/<base>/pr-<number>-<sha>)"
-        )
+    """Every PR of the group must have a passing gate check from this App on its head."""
     problems = []
     verified = []
-    for number in numbers:
-        pull = api.pull(number)
-        checks = api.check_runs(pull.head_sha, name)
+    for pull, checks in pulls:
         problem = _judge_pull(pull, checks, name, app_id, app_slug)
         if problem:
             problems.append(problem)
         else:
-            verified.append(f"PR #{number} at {pull.head_sha[:12]}")
-    group = trigger.merge_group_sha[:12]
-    when = format_rfc3339(now())
-    if problems:
+            verified.append(f"PR #{pull.number} at {pull.head_sha[:12]}")
+    group = group_sha[:12]
+    decided = format_rfc3339(when)
+    if problems or not pulls:
+        problems = problems or ["the merge group names no pull request"]
         return GroupDecision(
             False, f"merge group {group}: not every PR is verified",
-            "The merge group cannot pass: " + "; ".join(problems) + f". Decided at {when}.\n",
+            "The merge group cannot pass: " + "; ".join(problems) + f". Decided at {decided}.\n",
         )
     return GroupDecision(
         True, f"merge group {group}: every PR is verified",
         "Every PR in the merge group has a verified completion claim on the head the queue"
-        f" holds ({', '.join(verified)}), posted by {app_slug}. Decided at {when}.\n",
+        f" holds ({', '.join(verified)}), posted by {app_slug}. Decided at {decided}.\n",
     )
-
-
-def run_merge_group(
-    api: GitHubApi, trigger: Trigger, name: str, mode: Mode, clock: Callable[[], datetime],
-) -> GroupDecision:
-    """Open the group's check (which tells whose App this run is), judge, then complete it."""
-    assert trigger.merge_group_sha is not None
-    opened = api.create_check_run({
-        "name": name, "head_sha": trigger.merge_group_sha, "status": "in_progress",
-        "started_at": format_rfc3339(clock()),
-    })
-    try:
-        decision = decide_group(api, trigger, name, opened.app_id,
-                                opened.app_slug or "this App", clock)
-    except CouldNotDecide as exc:
-        decision = GroupDecision(False, "merge group: could not decide",
-                                 f"claim-gate could not decide: {exc}\n")
-    conclusion = "success" if decision.passed else "failure"
-    if mode is Mode.OBSERVE and not decision.passed:
-        conclusion = "neutral"
-    api.update_check_run(opened.id, {
-        "status": "completed", "conclusion": conclusion,
-        "completed_at": format_rfc3339(clock()),
-        "output": {"title": decision.title, "summary": decision.summary},
-    })
-    return decision

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from gate.claim.facts import Disqualification, EvidenceItem
-from gate.claim.github_facts import MAX_LISTED_FILES, Arrival, PullChanges
+from gate.claim.github_facts import MAX_LISTED_FILES, PullChanges, PullObservation
 from gate.claim.model import JSON, VerifierKind
 from gate.claim.timefmt import format_rfc3339
 from gate.claim.trust_policy import TrustPolicy
@@ -77,14 +77,11 @@ def _verdict_on(
 
 
 def judge_provenance(
-    item: EvidenceItem,
-    changes: PullChanges,
-    trust: TrustPolicy,
-    arrival: Arrival,
-    workflow: str | None = None,
+    item: EvidenceItem, pull: PullObservation, trust: TrustPolicy
 ) -> EvidenceItem:
     """The item, disqualified when the PR could reach its producer or it predates the head."""
-    workflow = workflow or workflow_of(item)
+    changes, arrival = pull.changes, pull.arrival
+    workflow = (item.producer.workflow_path if item.producer else None) or workflow_of(item)
     found = _verdict_on(workflow, changes, trust)
     at = item.evidence.at
     if found is None and arrival.at is None:

@@ -40,16 +40,19 @@ from __future__ import annotations
 import glob
 import re
 from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from gate import __version__
 from gate.claim.errors import InvalidInput
 from gate.claim.facts import Disqualification, EvidenceItem, Origin
 from gate.claim.junit_facts import JUnitFile, JUnitRun
+from gate.claim.loader import LoadedClaim
 from gate.claim.model import JSON, CheckType, Claim, Evidence, Verifier, VerifierKind
 from gate.claim.policy import Policy
 from gate.claim.policy_parse import test_names
 from gate.claim.timefmt import format_rfc3339
+from gate.evidence.interface import Collected
 from gate.evidence.junit_reader import CLEAN, DEFAULT_MAX_JUNIT_BYTES, read_junit_file
 
 VERIFIER_ID = f"claim-gate/junit@{__version__}"
@@ -222,3 +225,20 @@ def run_evidence(
         },
     )
     return EvidenceItem(evidence, Origin.GATE, shown, _disqualification(run, head_sha, also_bound))
+
+
+@dataclass(frozen=True)
+class JUnitFiles:
+    """The JUnit files the operator named (`--junit`): one test run, one evidence item."""
+
+    patterns: tuple[str, ...]
+    head_sha: str | None = None
+    max_bytes: int = DEFAULT_MAX_JUNIT_BYTES
+
+    def collect(self, loaded: LoadedClaim, policy: Policy) -> Collected:
+        named = required_tests(policy, loaded.claim, loaded.source)
+        run = read_run(self.patterns, named, self.max_bytes)
+        return Collected(
+            items=(run_evidence(run, self.head_sha),), junit=(run,), failing=run.failing,
+            inputs=tuple((f"JUnit {f.path}", f.sha256) for f in run.files),
+        )

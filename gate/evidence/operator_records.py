@@ -7,9 +7,16 @@ executed (absence, never a pass), and a pytest session that stopped before it fi
 
 from __future__ import annotations
 
-from gate.claim.facts import Disqualification
+from dataclasses import dataclass
+from pathlib import Path
+
+from gate.claim.facts import Disqualification, EvidenceItem, Origin
+from gate.claim.loader import LoadedClaim, load_evidence_records
 from gate.claim.model import CheckType, Evidence
+from gate.claim.policy import Policy
 from gate.evidence.commit_binding import check_record
+from gate.evidence.interface import Collected
+from gate.evidence.probe.records import recorded_disqualification
 
 NO_TESTS = "no_tests"
 INCOMPLETE_RUN = "incomplete_run"
@@ -50,3 +57,28 @@ def check_totals(evidence: Evidence) -> Disqualification | None:
 def qualify(evidence: Evidence, head_sha: str | None) -> Disqualification | None:
     """The first reason this operator record is not evidence about the claimed work."""
     return check_record(evidence, head_sha) or check_totals(evidence)
+
+
+@dataclass(frozen=True)
+class OperatorRecords:
+    """Evidence records the operator named (`--evidence`): they keep their own `kind`, but a
+    record made for another claim file, or a test run about another commit, a dirty tree or
+    no test at all, is disqualified (`probe.records`, `qualify`)."""
+
+    paths: tuple[Path, ...]
+    head_sha: str | None = None
+
+    def collect(self, loaded: LoadedClaim, policy: Policy) -> Collected:
+        items: list[EvidenceItem] = []
+        claim_sha256 = loaded.document.sha256
+        for path in self.paths:
+            document, records = load_evidence_records(path)
+            items.extend(
+                EvidenceItem(
+                    record, Origin.OPERATOR, document.source,
+                    recorded_disqualification(record, claim_sha256)
+                    or qualify(record, self.head_sha),
+                )
+                for record in records
+            )
+        return Collected(items=tuple(items))

@@ -14,7 +14,7 @@ from typing import Any
 
 from gate.claim.loader import LoadedClaim
 from gate.claim.model import JSON, VerdictState
-from gate.engine.decide import Unmet, Verdict
+from gate.engine.results import Unmet, Verdict
 from gate.report.markdown import Block, cell, fit_blocks, markdown_blocks
 
 MAX_OUTPUT_CHARS = 65535

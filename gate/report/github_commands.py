@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from gate.claim.model import Claim, VerdictState
-from gate.engine.decide import Verdict
+from gate.engine.results import Verdict
 
 
 def escape_data(text: str) -> str:

@@ -13,7 +13,7 @@ import xml.etree.ElementTree as ET
 
 from gate.claim.model import Claim, Mutation
 from gate.claim.timefmt import format_rfc3339
-from gate.engine.decide import Unmet, Verdict
+from gate.engine.results import Unmet, Verdict
 
 #: Everything outside XML 1.0's Char production, lone surrogates included.
 _NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from gate.claim.model import Claim, VerdictState
 from gate.claim.timefmt import format_rfc3339
-from gate.engine.decide import Verdict
+from gate.engine.results import Verdict
 
 _TITLE = {
     VerdictState.VERIFIED: "✅ verified",

@@ -13,7 +13,7 @@ from typing import Any
 from gate.claim.codec import dump_evidence
 from gate.claim.model import JSON
 from gate.claim.timefmt import format_rfc3339
-from gate.engine.decide import Assessment, Unmet, Verdict
+from gate.engine.results import Assessment, Unmet, Verdict
 
 _OWNED = ("evidence", "policy", "verdict")
 

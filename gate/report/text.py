@@ -6,7 +6,7 @@ import re
 
 from gate.claim.model import Claim, VerdictState
 from gate.claim.timefmt import format_rfc3339
-from gate.engine.decide import Verdict
+from gate.engine.results import Verdict
 
 _HEADLINE = {
     VerdictState.VERIFIED: "VERIFIED",

@@ -15,7 +15,7 @@ from gate import GATE_ID, __version__
 from gate.claim.github_facts import Arrival, PullRequestRef, TestSetComparison
 from gate.claim.model import JSON
 from gate.claim.timefmt import format_rfc3339
-from gate.engine.decide import Verdict
+from gate.engine.results import Verdict
 
 
 def verification_summary(

@@ -9,7 +9,7 @@ from datetime import timedelta
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gate.claim.facts import Disqualification, EvidenceItem, Origin
+from gate.claim.facts import Disqualification, EvidenceItem, Facts, Origin
 from gate.claim.model import (
     CheckType,
     Claim,
@@ -21,7 +21,8 @@ from gate.claim.model import (
     VerifierKind,
 )
 from gate.claim.policy import Policy
-from gate.engine.decide import Verdict, decide
+from gate.engine.decide import decide
+from gate.engine.results import Verdict
 from tests.builders import T0
 
 NOW = T0 + timedelta(seconds=600)
@@ -112,7 +113,7 @@ def test_removing_independent_evidence_never_makes_a_verdict_verified(
     observations that do not contradict keeps it refuted (dropping the contradiction itself
     may rightly change the verdict: the contradicting observation is gone)."""
     claim, items, policy = case
-    before = decide(claim, items, policy, NOW)
+    before = decide(claim, Facts.of(items), policy, NOW)
     if before.state is VerdictState.VERIFIED or not items:
         return
     drop = data.draw(st.sets(st.integers(0, len(items) - 1), min_size=1))
@@ -124,7 +125,7 @@ def test_removing_independent_evidence_never_makes_a_verdict_verified(
         }
         drop -= contradicting
     fewer = [entry for index, entry in enumerate(items) if index not in drop]
-    after = decide(claim, fewer, policy, NOW).state
+    after = decide(claim, Facts.of(fewer), policy, NOW).state
     assert after is not VerdictState.VERIFIED
     if before.state is VerdictState.REFUTED:
         assert after is VerdictState.REFUTED
@@ -137,17 +138,17 @@ def test_adding_self_attested_evidence_never_changes_the_state(
 ) -> None:
     claim, items, policy = case
     ids = tuple(m.id for m in claim.mutations)
-    before = decide(claim, items, policy, NOW).state
+    before = decide(claim, Facts.of(items), policy, NOW).state
     labelled = data.draw(st.lists(evidence_for(ids, VerifierKind.SELF_ATTESTED), min_size=1,
                                   max_size=3))
     extra = [EvidenceItem(record, Origin.OPERATOR, "agent") for record in labelled]
-    assert decide(claim, items + extra, policy, NOW).state is before
+    assert decide(claim, Facts.of(items + extra), policy, NOW).state is before
     untrusted_policy = replace(policy, trusted_verifiers=())
-    baseline = decide(claim, items, untrusted_policy, NOW).state
+    baseline = decide(claim, Facts.of(items), untrusted_policy, NOW).state
     in_claim = replace(claim, evidence=claim.evidence + tuple(
         data.draw(st.lists(evidence_for(ids), min_size=1, max_size=3))
     ))
-    assert decide(in_claim, items, untrusted_policy, NOW).state is baseline
+    assert decide(in_claim, Facts.of(items), untrusted_policy, NOW).state is baseline
 
 
 @settings(max_examples=300, deadline=None)
@@ -167,8 +168,8 @@ def test_the_verdict_does_not_depend_on_order(
     rng.shuffle(shuffled_items)
     reordered = replace(claim, mutations=tuple(shuffled_mutations),
                         evidence=tuple(shuffled_claim_evidence))
-    assert outcome(decide(reordered, shuffled_items, policy, NOW)) == outcome(
-        decide(claim, items, policy, NOW)
+    assert outcome(decide(reordered, Facts.of(shuffled_items), policy, NOW)) == outcome(
+        decide(claim, Facts.of(items), policy, NOW)
     )
 
 
@@ -178,7 +179,7 @@ def test_with_no_counting_evidence_the_state_is_never_verified(
     case: tuple[Claim, list[EvidenceItem], Policy],
 ) -> None:
     claim, items, policy = case
-    verdict = decide(claim, items, policy, NOW)
+    verdict = decide(claim, Facts.of(items), policy, NOW)
     if not any(assessment.counts for assessment in verdict.assessments):
         assert verdict.state is not VerdictState.VERIFIED
     if verdict.state is VerdictState.VERIFIED:

@@ -17,8 +17,8 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 
 from gate.claim.errors import CouldNotDecide, InvalidInput
-from gate.claim.facts import Disqualification, EvidenceItem, Origin
-from gate.claim.github_facts import Artifact, WorkflowRun
+from gate.claim.facts import Disqualification, EvidenceItem, Origin, Producer
+from gate.claim.github_facts import Artifact, WorkflowRun, run_label
 from gate.claim.junit_facts import FailingTest, JUnitFile, JUnitRun
 from gate.claim.model import CheckType, Evidence, Verifier, VerifierKind
 from gate.claim.timefmt import format_rfc3339
@@ -43,8 +43,6 @@ class CiEvidence:
     junit: tuple[tuple[str, JUnitRun], ...] = ()
 
 
-def run_label(run: WorkflowRun) -> str:
-    return f"workflow run {run.name!r} #{run.id} attempt {run.run_attempt} ({run.path})"
 
 
 def _run_extension(run: WorkflowRun, artifact: Artifact) -> dict[str, object]:
@@ -260,7 +258,8 @@ def _artifact_evidence(
         extensions={**item.evidence.extensions, "x-run": _run_extension(run, artifact),
                     "x-time-source": "run_started_at (GitHub's clock)"},
     )
-    return _ArtifactResult(item=replace(item, evidence=evidence, source=label), junit=junit,
+    return _ArtifactResult(item=replace(item, evidence=evidence, source=label,
+                                       producer=Producer(run.path)), junit=junit,
                            zip_sha256=hashlib.sha256(data).hexdigest())
 
 
@@ -295,4 +294,4 @@ def _broken(run: WorkflowRun, artifact: Artifact, label: str, problem: str) -> E
         extensions={"x-run": _run_extension(run, artifact)},
     )
     return EvidenceItem(evidence, Origin.GATE, label,
-                        Disqualification("unreadable_artifact", problem))
+                        Disqualification("unreadable_artifact", problem), Producer(run.path))

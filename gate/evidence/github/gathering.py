@@ -1,38 +1,40 @@
-"""Everything the gate observes about one PR head, with the trust checks applied.
+"""Everything the gate observes about one PR head, as facts for the engine.
 
-CI artifacts, workspace JUnit and deployment statuses are collected; then each item is
-judged by who could have shaped it (`provenance`: the PR's own workflow edits, untrusted
-workflows, runs before the head arrived) and the head's test set is compared with the base
-branch's (`removed_tests`). Check runs and commit statuses are never read as evidence:
-anyone's workflow can post one under any name.
+CI artifacts, workspace JUnit and deployment statuses are collected, with the PR's changed
+paths, the head's arrival and the base branch's test set; the engine then judges who could
+have shaped each item (`gate/engine/provenance.py`) and what removed tests mean
+(`gate/engine/removed_tests.py`). Check runs and commit statuses are never read as
+evidence: anyone's workflow can post one under any name.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from gate.claim.errors import CouldNotDecide
-from gate.claim.facts import EvidenceItem
+from gate.claim.facts import Facts, Producer
 from gate.claim.github_facts import (
     Arrival,
     Deployment,
     PullChanges,
+    PullObservation,
     PullRequestRef,
     TestSetComparison,
 )
 from gate.claim.junit_facts import FailingTest
+from gate.claim.loader import LoadedClaim
 from gate.claim.model import Claim
+from gate.claim.policy import Policy
 from gate.claim.trust_policy import TrustPolicy
-from gate.engine.provenance import judge_provenance
-from gate.engine.removed_tests import MAX_COMPARED_TESTS, compare_test_sets
 from gate.evidence.github.api import GitHubApi
 from gate.evidence.github.arrival import head_arrival
+from gate.evidence.github.baseline import MAX_COMPARED_TESTS, compare_test_sets
 from gate.evidence.github.ci_evidence import collect_ci_evidence
 from gate.evidence.github.deployments import deployment_evidence
-from gate.evidence.junit import read_run, run_evidence
-from gate.faces.action.inputs import ActionInputs, RunnerContext
+from gate.evidence.interface import Collected
+from gate.evidence.junit import read_run, required_tests, run_evidence
 
 
 @dataclass(frozen=True)
@@ -48,13 +50,12 @@ class PullFacts:
 
 @dataclass(frozen=True)
 class Gathered:
-    items: tuple[EvidenceItem, ...]
+    facts: Facts
     notes: tuple[str, ...]
     links: tuple[str, ...]
     failing: tuple[FailingTest, ...]
     inputs: tuple[tuple[str, str], ...]
     arrival: Arrival
-    comparisons: tuple[TestSetComparison, ...]
 
 
 def pull_facts(
@@ -88,35 +89,63 @@ def ignored_speakers(api: GitHubApi, sha: str, check_name: str) -> list[str]:
     return notes
 
 
+@dataclass(frozen=True)
+class CiSources:
+    """Where the Action finds test evidence: artifact names, workspace JUnit, its workflow."""
+
+    artifact_names: tuple[str, ...]
+    junit_patterns: tuple[str, ...] = ()
+    workspace: Path | None = None
+    workflow_path: str | None = None  # the gate's own workflow (for workspace JUnit)
+
+
 def gather(
     api: GitHubApi,
     facts: PullFacts,
     claim: Claim,
     requested: Sequence[str],
-    inputs: ActionInputs,
-    runner: RunnerContext,
+    sources: CiSources,
 ) -> Gathered:
+    """Observe and record: runs, artifacts, workspace JUnit, deployments, arrival, baseline.
+    Nothing is judged here; each CI item names the workflow that produced it."""
     head_sha = facts.pull.head_sha
-    workdir = runner.workspace if runner.workspace.is_dir() else None
-    ci = collect_ci_evidence(api, head_sha, inputs.artifact_names, requested, workdir=workdir,
+    workdir = sources.workspace if sources.workspace and sources.workspace.is_dir() else None
+    ci = collect_ci_evidence(api, head_sha, sources.artifact_names, requested, workdir=workdir,
                              identities=MAX_COMPARED_TESTS, pull_number=facts.pull.number)
     arrival = head_arrival(api, facts.pull, ci.runs)
-    items = [judge_provenance(item, facts.changes, facts.trust, arrival) for item in ci.items]
+    items = list(ci.items)
     file_inputs = list(ci.inputs)
-    if inputs.junit:
-        patterns = [p if Path(p).is_absolute() else str(runner.workspace / p)
-                    for p in inputs.junit]
+    if sources.junit_patterns:
+        base = sources.workspace or Path()
+        patterns = [p if Path(p).is_absolute() else str(base / p) for p in sources.junit_patterns]
         run = read_run(patterns, requested)
         file_inputs += [(f"workspace JUnit {f.path}", f.sha256) for f in run.files]
-        items.append(judge_provenance(run_evidence(run, head_sha), facts.changes, facts.trust,
-                                      arrival, workflow=runner.workflow_path))
+        items.append(replace(run_evidence(run, head_sha),
+                             producer=Producer(sources.workflow_path)))
     items += deployment_evidence(claim, facts.deployments, facts.trust.deployment_creators,
                                  facts.trust.deployment_success_counts)
     comparisons: list[TestSetComparison] = []
     if ci.junit:
         comparisons = compare_test_sets(api, ci.junit, facts.pull.base_ref,
-                                        inputs.artifact_names, workdir, MAX_COMPARED_TESTS)
+                                        sources.artifact_names, workdir, MAX_COMPARED_TESTS)
     notes = list(ci.notes) + [c.note for c in comparisons if c.note]
     notes += facts.ignored
-    return Gathered(tuple(items), tuple(notes), ci.links, ci.failing, tuple(file_inputs),
-                    arrival, tuple(comparisons))
+    observed = Facts(tuple(items), PullObservation(facts.changes, arrival), tuple(comparisons))
+    return Gathered(observed, tuple(notes), ci.links, ci.failing, tuple(file_inputs), arrival)
+
+
+@dataclass(frozen=True)
+class PullEvidence:
+    """GitHub's account of one PR head: the collector the Action runs for each claim."""
+
+    api: GitHubApi
+    pull: PullFacts
+    sources: CiSources
+
+    def collect(self, loaded: LoadedClaim, policy: Policy) -> Collected:
+        requested = required_tests(policy, loaded.claim, loaded.source)
+        found = gather(self.api, self.pull, loaded.claim, requested, self.sources)
+        return Collected(
+            items=found.facts.items, pull=found.facts.pull, test_sets=found.facts.test_sets,
+            notes=found.notes, links=found.links, failing=found.failing, inputs=found.inputs,
+        )

@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import ssl
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from gate.claim.errors import InvalidInput
 from gate.claim.facts import EvidenceItem
+from gate.claim.loader import LoadedClaim
 from gate.claim.model import Claim
 from gate.claim.policy import Policy
 from gate.claim.probe_settings import SECTION, ProbeSettings
+from gate.evidence.interface import Collected
 from gate.evidence.probe.observe import ProbeContext, ProbeIO, ProbeRunner
 
 
@@ -65,3 +67,15 @@ def environment_urls(pairs: Sequence[str], source: str) -> dict[str, str]:
             raise InvalidInput(source, None, f"environment {name!r} is given two URLs")
         urls[name] = url
     return urls
+
+
+@dataclass(frozen=True)
+class Probes:
+    """The policy's live probes, bound to this claim file (its sha256) and `context`."""
+
+    context: ProbeContext
+    io: ProbeIO
+
+    def collect(self, loaded: LoadedClaim, policy: Policy) -> Collected:
+        context = replace(self.context, claim_sha256=loaded.document.sha256)
+        return Collected(items=tuple(probe_evidence(loaded.claim, policy, context, self.io)))

@@ -15,12 +15,12 @@ from typing import TextIO
 
 from gate.claim.errors import CouldNotDecide, GateError
 from gate.claim.jsondoc import decode_utf8, parse_json, read_capped
-from gate.engine.merge_queue import run_merge_group
 from gate.evidence.github.api import GitHubApi, RetryPolicy, connect
 from gate.evidence.github.event import Trigger, parse_event
 from gate.evidence.probe.observe import ProbeIO
 from gate.faces.action.app_auth import installation_token
 from gate.faces.action.inputs import ActionInputs, read_inputs, read_runner
+from gate.faces.action.merge_group import run_merge_group
 from gate.faces.action.run import post_check_run, run_gate
 from gate.faces.action.runner_files import workflow_command
 from gate.pipeline import ExitCode, exit_code_for

@@ -16,25 +16,24 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 
 from gate.claim.errors import CouldNotDecide, InvalidInput
-from gate.claim.facts import EvidenceItem
 from gate.claim.github_facts import PullRequestRef
 from gate.claim.model import CheckType, VerdictState
 from gate.claim.policy import Policy
 from gate.claim.policy_parse import parse_policy_text
 from gate.claim.trust_policy import RemovedTests
-from gate.engine.decide import Verdict, decide
-from gate.engine.removed_tests import apply_removed_tests, removal_lines
+from gate.engine.removed_tests import removal_lines
+from gate.engine.results import Verdict
 from gate.evidence.github.api import CheckRunForbidden, GitHubApi
 from gate.evidence.github.claims import FoundClaim, find_claims, load_found
 from gate.evidence.github.deployments import deployed_urls
 from gate.evidence.github.event import Trigger
-from gate.evidence.github.gathering import PullFacts, gather, pull_facts
-from gate.evidence.junit import required_tests
-from gate.evidence.probe.collect import probe_evidence
+from gate.evidence.github.gathering import CiSources, PullEvidence, PullFacts, pull_facts
+from gate.evidence.interface import Collector
+from gate.evidence.probe.collect import Probes
 from gate.evidence.probe.observe import ProbeContext, ProbeIO
 from gate.faces.action.inputs import ActionInputs, RunnerContext
 from gate.faces.action.runner_files import append_summary, workflow_command, write_outputs
-from gate.pipeline import EXIT_FOR_STATE, exit_code_for
+from gate.pipeline import EXIT_FOR_STATE, exit_code_for, run
 from gate.report.check_run import (
     Annotation,
     CheckRunReport,
@@ -43,8 +42,8 @@ from gate.report.check_run import (
     failure_report,
     unverified_without_claim_report,
 )
-from gate.report.markdown import render_markdown
 from gate.report.record import completed_record
+from gate.report.renderers import RenderInput, render
 from gate.report.verification import verification_summary
 
 _SEVERITY = {VerdictState.VERIFIED: 0, VerdictState.UNVERIFIED: 1, VerdictState.REFUTED: 2}
@@ -238,24 +237,22 @@ def _decide_one(
                 path=found.repo_path, line=line, level="failure",
                 title="invalid completion claim", message=report.text),))
         return _Decided(found, report, None, None, report.summary)
-    requested = required_tests(policy, loaded.claim, found.label)
-    ci = gather(api, facts, loaded.claim, requested, inputs, runner)
-    evidence: list[EvidenceItem] = list(ci.items)
+    collectors: list[Collector] = [PullEvidence(api, facts, CiSources(
+        inputs.artifact_names, inputs.junit, runner.workspace, runner.workflow_path))]
     if probe_io is not None and policy.probes is not None:
-        evidence += probe_evidence(loaded.claim, policy, ProbeContext(
-            head_sha=head_sha, environment_urls=deployed_urls(facts.deployments),
-            claim_sha256=loaded.document.sha256,
-        ), probe_io)
-    now = clock()
-    verdict = apply_removed_tests(decide(loaded.claim, evidence, policy, now),
-                                  ci.comparisons, facts.trust.removed_tests)
+        collectors.append(Probes(ProbeContext(
+            head_sha=head_sha, environment_urls=deployed_urls(facts.deployments)), probe_io))
+    decision = run(loaded, policy, collectors, clock)
+    verdict, ci = decision.verdict, decision.observed
+    if ci.pull is None:
+        raise CouldNotDecide("GitHub's collector recorded no arrival for the head")
     record = completed_record(loaded.document.raw, verdict)
     record["x-claim-gate-notes"] = list(ci.notes)
     record["x-verification"] = verification_summary(
         repository=api.repository, pull=facts.pull, verdict=verdict, claim_label=found.label,
-        claim_bytes=found.data, inputs=ci.inputs, arrival=ci.arrival,
-        comparisons=ci.comparisons)
-    removed = removal_lines(ci.comparisons)
+        claim_bytes=found.data, inputs=ci.inputs,
+        arrival=ci.pull.arrival, comparisons=ci.test_sets)
+    removed = removal_lines(ci.test_sets)
     test_annotations = [
         Annotation(path=t.file, line=t.line or 1, level="failure",
                    title=f"{t.outcome.label}: {t.identity}", message=t.message or t.identity)
@@ -272,7 +269,7 @@ def _decide_one(
         links=ci.links, extra_annotations=test_annotations, details_url=details_url,
         sections=[("Tests removed or skipped on the head", removed), ("Not counted", ci.notes)],
     )
-    summary = render_markdown(loaded.claim, verdict, found.label, ci.links)
+    summary = render("markdown", RenderInput(loaded, verdict, label=found.label, links=ci.links))
     if removed:
         summary += "\n### Tests removed or skipped on the head\n\n" + "\n".join(
             f"- {line}" for line in removed) + "\n"

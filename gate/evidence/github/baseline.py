@@ -1,0 +1,93 @@
+"""The base branch's test set, read to compare with the head's (removed or skipped tests).
+
+For each workflow whose JUnit the head produced, read the JUnit of the latest finished run
+(success or failure: a red base is exactly when deleting the failing test is tempting) of
+the same workflow file on the base branch, from a push, schedule or dispatch (never a pull
+request's run, whose workflow the PR could have changed), and record every test that ran
+there and is missing or skipped on the head. What a removal means is the engine's rule
+(`gate/engine/removed_tests.py`).
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from gate.claim.github_facts import RemovedTest, TestSetComparison, WorkflowRun, run_label
+from gate.claim.junit_facts import JUnitFile, JUnitRun, Outcome
+from gate.evidence.github.api import GitHubApi
+from gate.evidence.github.ci_evidence import read_artifact_junit
+
+#: Tests whose identities are kept per file when comparing (beyond it: cannot compare).
+MAX_COMPARED_TESTS = 200_000
+_EXECUTED = (Outcome.PASSED, Outcome.FAILURE, Outcome.ERROR)
+_BASELINE_CONCLUSIONS = frozenset({"success", "failure"})
+
+
+def _outcomes(files: Sequence[JUnitFile]) -> tuple[dict[str, Outcome], bool]:
+    """identity -> best outcome over files (executed beats skipped), and whether complete."""
+    found: dict[str, Outcome] = {}
+    complete = True
+    for file in files:
+        complete = complete and file.identities_complete and file.identities is not None
+        for key, outcome in (file.identities or {}).items():
+            before = found.get(key)
+            if before is None or (before is Outcome.SKIPPED and outcome in _EXECUTED):
+                found[key] = outcome
+    return found, complete
+
+
+def _baseline(api: GitHubApi, workflow: str, base_ref: str) -> WorkflowRun | None:
+    for run in api.base_branch_runs(workflow, base_ref):
+        if (run.path == workflow and run.status == "completed"
+                and run.conclusion in _BASELINE_CONCLUSIONS
+                and not run.event.startswith("pull_request")):
+            return run
+    return None
+
+
+def compare_test_sets(
+    api: GitHubApi,
+    head_runs: Sequence[tuple[str, JUnitRun]],
+    base_ref: str,
+    artifact_patterns: Sequence[str],
+    workdir: Path | None = None,
+    cap: int = MAX_COMPARED_TESTS,
+) -> list[TestSetComparison]:
+    by_workflow: dict[str, list[JUnitFile]] = {}
+    for workflow, run in head_runs:
+        by_workflow.setdefault(workflow, []).extend(run.files)
+    results = []
+    with tempfile.TemporaryDirectory(dir=workdir) as scratch:
+        for workflow, head_files in by_workflow.items():
+            baseline = _baseline(api, workflow, base_ref)
+            if baseline is None:
+                results.append(TestSetComparison(
+                    workflow, None, note=f"no finished run of {workflow} on {base_ref} to"
+                    " compare the head's tests with: removed tests cannot be listed"))
+                continue
+            base_files, notes = read_artifact_junit(api, baseline, artifact_patterns,
+                                                    Path(scratch), identities=cap)
+            if not base_files:
+                why = "; ".join(notes) or "it has no JUnit artifact"
+                results.append(TestSetComparison(
+                    workflow, baseline, note=f"the base branch's {run_label(baseline)} cannot"
+                    f" be compared: {why}"))
+                continue
+            read = tuple((f"baseline {f.path}", f.sha256) for f in base_files)
+            base, base_complete = _outcomes(base_files)
+            head, head_complete = _outcomes(head_files)
+            if not (base_complete and head_complete):
+                results.append(TestSetComparison(
+                    workflow, baseline, comparable=False,
+                    note=f"more than {cap} tests in one file: the test sets of the head and"
+                    f" {run_label(baseline)} were not compared", inputs=read))
+                continue
+            removed = tuple(
+                RemovedTest(key, outcome, head.get(key))
+                for key, outcome in sorted(base.items())
+                if outcome in _EXECUTED and head.get(key) not in _EXECUTED
+            )
+            results.append(TestSetComparison(workflow, baseline, removed, inputs=read))
+    return results

@@ -1,0 +1,57 @@
+"""The collectors' interface: each source observes and records, and never decides.
+
+A collector gets the claim and the typed policy and returns what it `Collected`: evidence
+items (with where they came from and anything it could see that rules them out), the facts
+the engine's rules read, and what a reviewer should know (notes, links, failing tests, the
+digests of every input). The pipeline merges them; only the engine judges them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from gate.claim.facts import EvidenceItem, Facts
+from gate.claim.github_facts import PullObservation, TestSetComparison
+from gate.claim.junit_facts import FailingTest, JUnitRun
+from gate.claim.loader import LoadedClaim
+from gate.claim.policy import Policy
+
+
+@dataclass(frozen=True)
+class Collected:
+    items: tuple[EvidenceItem, ...] = ()
+    pull: PullObservation | None = None
+    test_sets: tuple[TestSetComparison, ...] = ()
+    notes: tuple[str, ...] = ()
+    links: tuple[str, ...] = ()
+    failing: tuple[FailingTest, ...] = ()
+    inputs: tuple[tuple[str, str], ...] = ()  # (what, sha256) for the record
+    junit: tuple[JUnitRun, ...] = ()  # runs read from files the operator named
+
+    def facts(self) -> Facts:
+        return Facts(self.items, self.pull, self.test_sets)
+
+    @classmethod
+    def merge(cls, parts: Sequence[Collected]) -> Collected:
+        pulls = [p.pull for p in parts if p.pull is not None]
+        if len(pulls) > 1:
+            raise ValueError("two collectors observed the PR; one must")
+        return cls(
+            items=tuple(i for p in parts for i in p.items),
+            pull=pulls[0] if pulls else None,
+            test_sets=tuple(t for p in parts for t in p.test_sets),
+            notes=tuple(n for p in parts for n in p.notes),
+            links=tuple(n for p in parts for n in p.links),
+            failing=tuple(n for p in parts for n in p.failing),
+            inputs=tuple(n for p in parts for n in p.inputs),
+            junit=tuple(n for p in parts for n in p.junit),
+        )
+
+
+class Collector(Protocol):
+    """One source of evidence. `collect` raises InvalidInput for bad operator input and
+    CouldNotDecide when it cannot observe what it must."""
+
+    def collect(self, loaded: LoadedClaim, policy: Policy) -> Collected: ...

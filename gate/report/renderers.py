@@ -1,0 +1,79 @@
+"""Every output format in one table: format name -> renderer.
+
+`verify --format`, the check run's summary and the Action's job summary pick their renderer
+here, so a new format is one entry. Renderers are pure: a decided claim in, text out.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from gate.claim.junit_facts import JUnitRun
+from gate.claim.loader import LoadedClaim
+from gate.engine.results import Verdict
+from gate.report.github_commands import render_github
+from gate.report.junit_summary import render_junit_appendix
+from gate.report.junit_xml import render_junit
+from gate.report.markdown import render_markdown
+from gate.report.record import completed_record
+from gate.report.text import render_text
+
+
+@dataclass(frozen=True)
+class RenderInput:
+    """A decided claim and what a reader needs beside the verdict."""
+
+    loaded: LoadedClaim
+    verdict: Verdict
+    label: str | None = None  # how the claim is named (default: its file)
+    junit: tuple[JUnitRun, ...] = ()  # JUnit runs read from the operator's files
+    links: tuple[str, ...] = ()  # Markdown links to the runs the evidence came from
+
+    @property
+    def source(self) -> str:
+        return self.label or self.loaded.source
+
+
+def _json(given: RenderInput) -> str:
+    record = completed_record(given.loaded.document.raw, given.verdict)
+    return json.dumps(record, indent=2, ensure_ascii=False) + "\n"
+
+
+def _text(given: RenderInput) -> str:
+    text = render_text(given.loaded.claim, given.verdict, given.source)
+    return text + "".join(render_junit_appendix(run) for run in given.junit)
+
+
+def _markdown(given: RenderInput) -> str:
+    return render_markdown(given.loaded.claim, given.verdict, given.source, given.links)
+
+
+def _junit(given: RenderInput) -> str:
+    return render_junit(given.loaded.claim, given.verdict, given.source)
+
+
+def _github(given: RenderInput) -> str:
+    document = given.loaded.document
+    lines = {
+        mutation.id: found.line
+        for index, mutation in enumerate(given.loaded.claim.mutations)
+        if (found := document.locate(f"/mutations/{index}")) is not None
+    }
+    return render_github(given.loaded.claim, given.verdict, given.source, lines)
+
+
+RENDERERS: Mapping[str, Callable[[RenderInput], str]] = {
+    "text": _text,
+    "json": _json,
+    "markdown": _markdown,
+    "junit": _junit,
+    "github": _github,
+}
+#: The formats `verify --format` offers, default first.
+FORMATS = tuple(RENDERERS)
+
+
+def render(name: str, given: RenderInput) -> str:
+    return RENDERERS[name](given)
