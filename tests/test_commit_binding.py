@@ -8,10 +8,8 @@ from typing import Any
 import pytest
 
 from gate.claim.codec import parse_evidence
-from gate.evidence.commit_binding import (
-    check_record,
-    parse_head_sha,
-)
+from gate.claim.commit import parse_commit_sha
+from gate.evidence.commit_binding import check_record
 from gate.evidence.operator_records import qualify
 
 HEAD = "a" * 40
@@ -117,10 +115,10 @@ def test_exit_status_is_only_read_from_pytest_records() -> None:
 
 @pytest.mark.parametrize("text", [HEAD, HEAD.upper(), "c" * 64])
 def test_head_sha_must_be_a_full_commit_id(text: str) -> None:
-    assert parse_head_sha(text) == text.lower()
+    assert parse_commit_sha(text) == text.lower()
 
 
 @pytest.mark.parametrize("text", ["", "HEAD", HEAD[:7], HEAD + "0", "z" * 40])
 def test_abbreviated_or_symbolic_head_shas_are_refused(text: str) -> None:
     with pytest.raises(ValueError, match="40 hexadecimal digits"):
-        parse_head_sha(text)
+        parse_commit_sha(text)

@@ -80,7 +80,7 @@ def test_other_events_are_refused_clearly() -> None:
 def test_a_forged_sha_is_refused() -> None:
     event = payload("pull_request.opened.1")
     event["pull_request"]["head"]["sha"] = "HEAD~1"
-    with pytest.raises(InvalidInput, match="40-character commit SHA"):
+    with pytest.raises(InvalidInput, match="is not a full commit id: 40 hexadecimal digits"):
         parse_event("pull_request", event, "e")
 
 

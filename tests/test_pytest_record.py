@@ -6,8 +6,8 @@ from datetime import UTC, datetime
 
 import pytest
 
+from gate.claim.commit import normalise_sha
 from gate.claim.schema import schema_errors
-from gate.evidence.commit_binding import normalise_sha
 from gate.evidence.pytest_record import (
     MAX_LISTED_TESTS,
     MAX_NODE_ID_CHARS,

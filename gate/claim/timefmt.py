@@ -14,8 +14,6 @@ _RFC3339 = re.compile(
     r"(?P<zone>[Zz]|[+-]\d{2}:\d{2})$"
 )
 
-RFC3339_PATTERN = _RFC3339.pattern
-
 
 class TimestampError(ValueError):
     """A timestamp that is not RFC 3339 with a zone."""

@@ -10,9 +10,9 @@ plugin's records (`x-commit`, `x-tree-clean`); JUnit files carry the same bindin
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
+from gate.claim.commit import normalise_sha
 from gate.claim.facts import Disqualification
 from gate.claim.model import JSON, CheckType, Evidence
 
@@ -20,20 +20,7 @@ OTHER_COMMIT = "other_commit"
 DIRTY_TREE = "dirty_tree"
 UNBOUND_COMMIT = "unbound_commit"
 
-HEAD_SHA_FORMAT = "a full commit id: 40 hexadecimal digits (64 in a SHA-256 repository)"
 
-_SHA = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
-
-
-def normalise_sha(text: object) -> str | None:
-    """A full commit id (SHA-1 or SHA-256, any case) in lower case, else None.
-
-    Abbreviated ids are refused, not prefix-matched: seven digits can name two commits.
-    """
-    if not isinstance(text, str):
-        return None
-    lowered = text.strip().lower()
-    return lowered if _SHA.match(lowered) else None
 
 
 @dataclass(frozen=True)
@@ -44,13 +31,6 @@ class Binding:
     tree_clean: bool | None  # None: not stated (e.g. a CI variable named the commit)
     written_commit: JSON = None  # the raw value, for the message when it is malformed
 
-
-def parse_head_sha(text: str) -> str:
-    """The operator's `--head-sha`, normalised; ValueError names the expected format."""
-    sha = normalise_sha(text)
-    if sha is None:
-        raise ValueError(f"{text!r} is not {HEAD_SHA_FORMAT}")
-    return sha
 
 
 def binding_of_record(evidence: Evidence) -> Binding:

@@ -13,7 +13,7 @@ import subprocess
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
-from gate.evidence.commit_binding import normalise_sha
+from gate.claim.commit import normalise_sha
 from gate.evidence.pytest_record import TreeState, commit_from_environment, dirty_paths
 
 GIT_TIMEOUT_S = 30

@@ -14,8 +14,8 @@ from datetime import datetime
 from enum import IntEnum
 from typing import Any
 
+from gate.claim.commit import normalise_sha
 from gate.claim.timefmt import format_rfc3339
-from gate.evidence.commit_binding import normalise_sha
 
 #: CI variables holding the commit under test, in the order they are tried when there is no git.
 COMMIT_VARIABLES = ("GITHUB_SHA", "CI_COMMIT_SHA", "GIT_COMMIT", "CIRCLE_SHA1", "BUILDKITE_COMMIT")

@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import NoReturn, TextIO
 
 from gate import __version__
+from gate.claim.commit import parse_commit_sha
 from gate.claim.errors import CouldNotDecide, InvalidInput, UsageError
 from gate.claim.loader import DEFAULT_MAX_CLAIM_BYTES
 from gate.claim.schema import schema_text
 from gate.claim.timefmt import TimestampError, parse_rfc3339
-from gate.evidence.commit_binding import parse_head_sha
 from gate.evidence.junit import DEFAULT_MAX_JUNIT_BYTES, read_run
 from gate.evidence.probe.observe import ProbeIO
 from gate.faces.probe_command import add_probe_arguments, probe_context, run_probe_command
@@ -57,7 +57,7 @@ def _positive(text: str) -> int:
 
 def _head_sha(text: str) -> str:
     try:
-        return parse_head_sha(text)
+        return parse_commit_sha(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
@@ -72,7 +72,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"claim-gate {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    _add_verify(commands)
+    _add_probe(commands)
+    _add_junit(commands)
+    commands.add_parser(
+        "schema", help="print the JSON Schema of completion claim v0.1",
+        description="Print the JSON Schema (draft 2020-12) of completion claim v0.1.",
+    )
+    return parser
 
+
+#: argparse names no public type for its subcommand table.
+_Commands = argparse._SubParsersAction
+
+
+def _add_verify(commands: _Commands[_Parser]) -> None:
     verify = commands.add_parser(
         "verify",
         help="decide a claim and print the verdict",
@@ -105,17 +119,31 @@ def build_parser() -> argparse.ArgumentParser:
     )
     verify.add_argument("--format", choices=FORMATS, default="text", help="output format")
     verify.add_argument("--output", type=Path, metavar="FILE", help="write the output here")
-    verify.add_argument(
-        "--max-claim-bytes", type=_positive, default=DEFAULT_MAX_CLAIM_BYTES, metavar="N",
-        help=f"refuse claim files larger than N bytes (default {DEFAULT_MAX_CLAIM_BYTES})",
-    )
-
+    _add_max_claim_bytes(verify)
     verify.add_argument(
         "--probe", action="store_true",
         help="run the policy's live probes (endpoint_health, state_readback) before deciding",
     )
     add_probe_arguments(verify, head_sha=False)
+    verify.add_argument(
+        "--junit", action="append", default=[], metavar="PATH_OR_GLOB",
+        help="JUnit XML written by the test run (a path or a glob, ** allowed); repeatable;"
+        " all files together are one test_run observed by the gate",
+    )
+    verify.add_argument(
+        "--junit-max-bytes", type=_positive, default=DEFAULT_MAX_JUNIT_BYTES, metavar="N",
+        help=f"refuse JUnit files larger than N bytes (default {DEFAULT_MAX_JUNIT_BYTES})",
+    )
 
+
+def _add_max_claim_bytes(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--max-claim-bytes", type=_positive, default=DEFAULT_MAX_CLAIM_BYTES, metavar="N",
+        help=f"refuse claim files larger than N bytes (default {DEFAULT_MAX_CLAIM_BYTES})",
+    )
+
+
+def _add_probe(commands: _Commands[_Parser]) -> None:
     probe = commands.add_parser(
         "probe",
         help="run the policy's live probes for a claim and write evidence records",
@@ -131,21 +159,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--output", type=Path, metavar="FILE", required=True,
         help="write the evidence records (a JSON list) here",
     )
-    probe.add_argument(
-        "--max-claim-bytes", type=_positive, default=DEFAULT_MAX_CLAIM_BYTES, metavar="N",
-        help=f"refuse claim files larger than N bytes (default {DEFAULT_MAX_CLAIM_BYTES})",
-    )
+    _add_max_claim_bytes(probe)
     add_probe_arguments(probe)
-    verify.add_argument(
-        "--junit", action="append", default=[], metavar="PATH_OR_GLOB",
-        help="JUnit XML written by the test run (a path or a glob, ** allowed); repeatable;"
-        " all files together are one test_run observed by the gate",
-    )
-    verify.add_argument(
-        "--junit-max-bytes", type=_positive, default=DEFAULT_MAX_JUNIT_BYTES, metavar="N",
-        help=f"refuse JUnit files larger than N bytes (default {DEFAULT_MAX_JUNIT_BYTES})",
-    )
 
+
+def _add_junit(commands: _Commands[_Parser]) -> None:
     junit = commands.add_parser(
         "junit", help="print what the gate reads from JUnit XML files",
         description="Read JUnit XML files as the gate does and print, per file and in total,"
@@ -159,12 +177,6 @@ def build_parser() -> argparse.ArgumentParser:
         "--max-bytes", type=_positive, default=DEFAULT_MAX_JUNIT_BYTES, metavar="N",
         help=f"refuse files larger than N bytes (default {DEFAULT_MAX_JUNIT_BYTES})",
     )
-
-    commands.add_parser(
-        "schema", help="print the JSON Schema of completion claim v0.1",
-        description="Print the JSON Schema (draft 2020-12) of completion claim v0.1.",
-    )
-    return parser
 
 
 def _verify(

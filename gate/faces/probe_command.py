@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 from dataclasses import replace
 from typing import TextIO
 
+from gate.claim.commit import parse_commit_sha
 from gate.claim.errors import CouldNotDecide, InvalidInput
 from gate.claim.loader import load_claim
 from gate.claim.policy_parse import load_policy
@@ -19,13 +19,12 @@ from gate.evidence.probe.collect import environment_urls, probe_evidence
 from gate.evidence.probe.observe import PROBE_EXTENSION, ProbeContext, ProbeIO
 from gate.evidence.probe.records import probe_records
 
-_SHA = re.compile(r"^[0-9a-f]{7,64}$")
-
 
 def _sha(text: str) -> str:
-    if not _SHA.match(text):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a commit SHA (7 to 64 hex digits)")
-    return text
+    try:
+        return parse_commit_sha(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def add_probe_arguments(parser: argparse.ArgumentParser, *, head_sha: bool = True) -> None:

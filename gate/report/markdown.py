@@ -80,20 +80,7 @@ def markdown_blocks(
             what="unmet items",
         ))
         blocks.append(Block(("",)))
-    rows = []
-    for index, (item, assessment) in enumerate(
-        zip(verdict.items, verdict.assessments, strict=True)
-    ):
-        counts = "yes" if assessment.counts else (
-            f"no: `{assessment.problem.code}`" if assessment.problem else "no"
-        )
-        if assessment.contradicts:
-            counts += " (contradicts)"
-        rows.append(
-            f"| {index} | {item.evidence.check_type} | `{cell(item.evidence.verifier.id)}`"
-            f" | {item.origin}: {cell(item.source)} | {format_rfc3339(item.evidence.at)}"
-            f" | {counts} |"
-        )
+    rows = _evidence_rows(verdict)
     blocks.append(Block(("### Evidence", "")))
     if rows:
         blocks.append(Block(
@@ -119,6 +106,24 @@ def markdown_blocks(
         f" {format_rfc3339(verdict.decided_at)}; claim `{cell(source)}`.",
     )))
     return blocks
+
+
+def _evidence_rows(verdict: Verdict) -> list[str]:
+    rows = []
+    for index, (item, assessment) in enumerate(
+        zip(verdict.items, verdict.assessments, strict=True)
+    ):
+        counts = "yes" if assessment.counts else (
+            f"no: `{assessment.problem.code}`" if assessment.problem else "no"
+        )
+        if assessment.contradicts:
+            counts += " (contradicts)"
+        rows.append(
+            f"| {index} | {item.evidence.check_type} | `{cell(item.evidence.verifier.id)}`"
+            f" | {item.origin}: {cell(item.source)} | {format_rfc3339(item.evidence.at)}"
+            f" | {counts} |"
+        )
+    return rows
 
 
 def fit_blocks(blocks: Sequence[Block], limit: int) -> str:

@@ -56,13 +56,6 @@ class FoundClaim:
     data: bytes
 
 
-@dataclass(frozen=True)
-class ClaimProblem:
-    """A claim that exists but cannot be used: unverified with the loader's message."""
-
-    found: FoundClaim
-    error: InvalidInput
-
 
 def find_claims(
     source: ContentSource, pattern: str, head_sha: str, pr_body: str, pr_number: int

@@ -12,13 +12,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from gate.claim.commit import COMMIT_SHA_FORMAT, normalise_sha
 from gate.claim.errors import InvalidInput
 from gate.claim.github_facts import PullRequestRef
 
 PULL_REQUEST_ACTIONS = frozenset(
     {"opened", "synchronize", "reopened", "ready_for_review", "edited"}
 )
-_SHA = re.compile(r"^[0-9a-f]{40}$")
 _QUEUE_REF = re.compile(r"/pr-(?P<number>\d+)-[0-9a-f]{40}$")
 
 
@@ -52,9 +52,10 @@ def _get(payload: Mapping[str, Any], source: str, *path: str) -> Any:
 
 
 def _sha(value: Any, source: str, where: str) -> str:
-    if not isinstance(value, str) or not _SHA.match(value):
-        raise InvalidInput(source, None, f"{where} is not a 40-character commit SHA: {value!r}")
-    return value
+    sha = normalise_sha(value)
+    if sha is None:
+        raise InvalidInput(source, None, f"{where} is not {COMMIT_SHA_FORMAT}: {value!r}")
+    return sha
 
 
 def _number(value: Any, source: str, where: str) -> int:
