@@ -115,7 +115,7 @@ def test_a_run_on_another_commit_does_not_count(
         assert item.disqualified is not None
         assert "abc1234def" in item.disqualified.message
         verdict = decide(_claim(), Facts.of([item]), default_policy(), NOW)
-    assert verdict.state is VerdictState.UNVERIFIED
+        assert verdict.state is VerdictState.UNVERIFIED
 
 
 @pytest.mark.parametrize("suffix", ["-dirty", "+dirty", ".dirty", " (modified)"])
