@@ -96,7 +96,7 @@ def render_markdown(text: str) -> str:
 
 
 _ICONS = {"success": ("✓", "#1a7f37"), "failure": ("✗", "#d1242f"),
-          "action_required": ("!", "#9a6700"), "neutral": ("–", "#59636e")}
+          "action_required": ("!", "#9a6700"), "neutral": ("-", "#59636e")}
 _CONCLUSION_WORDS = {"action_required": "Action required", "success": "Success",
                      "failure": "Failure", "neutral": "Neutral"}
 

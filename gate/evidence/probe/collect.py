@@ -26,7 +26,7 @@ def probe_settings(policy: Policy) -> ProbeSettings:
     if raw is None:
         raise InvalidInput(
             policy.source, None, f"the policy has no `{SECTION}` section, so there is nothing to"
-            " probe", "add one (README: Live evidence) or run without --probe",
+            " probe", "add one (docs/probes.md) or run without --probe",
         )
     settings = parse_probes(raw, policy.source)
     if settings.ca_bundle is not None and not Path(settings.ca_bundle).is_file():
