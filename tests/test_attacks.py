@@ -3,7 +3,7 @@
 Every row builds the attack in the stand-in (repository, PR, pushes, runs, checks, statuses,
 deployments), runs the action from a real example event payload, and checks two things:
 the outcome (the check run's conclusion) and that the reason shown to a reviewer (the
-check run's title and summary) names the attack in plain words. The README's "What
+check run's title and summary) names the attack in plain words. docs/trust-model.md's "What
 claim-gate defends against" table lists the same rows (a test keeps them in step).
 """
 
@@ -269,7 +269,7 @@ def second_pr_on_the_same_head(hub: Hub, tmp_path: Path) -> Seen:
 
 @dataclass(frozen=True)
 class Attack:
-    name: str  # as in the README table
+    name: str  # as in the table of docs/trust-model.md
     build: Callable[[Hub, Path], Seen]
     conclusion: str
     code: str  # the reason code a reviewer sees ("-": none, nothing was read)
@@ -412,9 +412,9 @@ def test_merge_group_ignores_a_green_check_from_another_app(
     assert "from helpful-bot is ignored: only the gate's own App counts" in (summary or "")
 
 
-def test_the_readme_lists_every_attack() -> None:
-    readme = (ROOT / "README.md").read_text("utf-8")
-    section = readme.split("## What claim-gate defends against", 1)[1].split("\n## ", 1)[0]
+def test_the_trust_model_lists_every_attack() -> None:
+    doc = (ROOT / "docs" / "trust-model.md").read_text("utf-8")
+    section = doc.split("## What claim-gate defends against", 1)[1].split("\n## ", 1)[0]
     for attack in ATTACKS:
         code = f"`{attack.code}`" if attack.code != "-" else "-"
         row = re.search(rf"^\| {re.escape(attack.name)} \| [^|]+ \| (.+) \|$", section, re.M)

@@ -1,6 +1,7 @@
-"""The README's CI snippets work: their test and gate commands, run as the CI would run them.
+"""The CI snippets of docs/other-ci.md work: their test and gate commands, run as the CI would
+run them.
 
-Each snippet is taken from the README itself (YAML parsed, Jenkins' `sh` steps read), its
+Each snippet is taken from docs/other-ci.md itself (YAML parsed, Jenkins' `sh` steps read), its
 install line left out (no network here), and its commands run by a shell in a temporary git
 repository whose head commits a claim, with the CI's commit variable set. A stale variable
 must fail the job.
@@ -23,13 +24,12 @@ import yaml
 
 from tests.gitrepo import COMMIT_VARIABLES, commit_all, git_env, init_repo
 
-README = Path(__file__).resolve().parent.parent / "README.md"
-SECTION = "## claim-gate in GitLab CI, Jenkins, CircleCI and Buildkite"
+DOC = Path(__file__).resolve().parent.parent / "docs" / "other-ci.md"
+END = "\n## Output for other CIs"
 
 
 def _blocks() -> list[tuple[str, str]]:
-    text = README.read_text("utf-8")
-    section = text.split(SECTION, 1)[1].split("\n## ", 1)[0]
+    section = DOC.read_text("utf-8").split(END, 1)[0]
     return re.findall(r"```(\w+)\n(.*?)```", section, re.DOTALL)
 
 

@@ -1,4 +1,4 @@
-"""Attacks the gate does not stop yet (README: "What it does not defend against").
+"""Attacks the gate does not stop yet (docs/trust-model.md: "What it does not defend against").
 
 Each is a strict xfail: it documents the hole through the GitHub stand-in and turns into a
 failure, to be moved into tests/test_attacks.py, once the gate closes it.

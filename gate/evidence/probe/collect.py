@@ -28,7 +28,7 @@ def probe_settings(policy: Policy) -> ProbeSettings:
     if settings is None:
         raise InvalidInput(
             policy.source, None, f"the policy has no `{SECTION}` section, so there is nothing to"
-            " probe", "add one (README: Live evidence) or run without --probe",
+            " probe", "add one (docs/probes.md) or run without --probe",
         )
     if settings.ca_bundle is not None and not Path(settings.ca_bundle).is_file():
         raise InvalidInput(

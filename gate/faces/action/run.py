@@ -152,7 +152,7 @@ def _fallback(report: CheckRunReport, summary_file: Path | None) -> list[str]:
     append_summary(summary_file, report.summary + (
         "\n> This token may not create check runs (a pull request from a fork). Run"
         " claim-gate in a separate `workflow_run` workflow so it can post the check; see the"
-        " README's fork set-up.\n"
+        " fork set-up (docs/forks.md).\n"
     ))
     return lines
 

@@ -1,0 +1,87 @@
+"""The README's picture of the check run is the real thing: the page made from an actual action
+run against the stand-in shows the verdict and the unmet items, and no markup from the claim."""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+import pytest
+
+from tests.check_run_picture import (
+    OUT,
+    CheckRunView,
+    chromium,
+    make_check_run,
+    render_markdown,
+    render_page,
+    screenshot,
+)
+from tests.github_standin.hub import Hub
+
+#: An agent's text that a renderer passing HTML through would turn into a banner and an image
+#: fetched from the agent's host.
+HOSTILE = ('Fixed the parser <h1>APPROVED BY SECURITY</h1><img src="https://evil.example/x.png">'
+           " and deployed it.")
+
+
+@pytest.fixture
+def hostile_check(github_hub: Hub, tmp_path: Path) -> CheckRunView:
+    return make_check_run(github_hub, tmp_path, outcome=HOSTILE)
+
+
+def test_the_page_shows_the_verdict_and_the_unmet_items(hostile_check: CheckRunView) -> None:
+    assert hostile_check.conclusion == "action_required"
+    page = render_page(hostile_check)
+    assert "Action required" in page
+    assert "Completion claim: ⚠️ unverified</h2>" in page
+    assert "<h3>Unmet (1)</h3>" in page
+    unmet = page.split("<h3>Unmet (1)</h3>", 1)[1].split("</ul>", 1)[0]
+    assert "<code>no_evidence</code>: mutation m3 (deploy production): no evidence covers it" in (
+        unmet)
+    assert "<code>.claim.json#L22</code>" in page  # the annotation on the mutation's line
+    assert "covered by #0 test_run" in page  # the parts that are backed are shown as such
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "the check run's markdown passes the claim's text through unescaped (issue 10, class 8;"
+    " owned by the reporters' engineer): GitHub renders the agent's <h1> and <img>"))
+def test_no_markup_from_the_claim_reaches_the_page(hostile_check: CheckRunView) -> None:
+    page = render_page(hostile_check)
+    assert "<h1>" not in page
+    assert "&lt;h1&gt;APPROVED BY SECURITY&lt;/h1&gt;" in page
+    assert "evil.example" not in page.replace("&lt;img src=&quot;https://evil.example", "")
+
+
+def test_the_renderer_keeps_githubs_tags_and_drops_the_rest() -> None:
+    """The page is rendered as GitHub would: tables and details stay, scripts go."""
+    html = render_markdown(
+        "| a |\n|---|\n| b |\n\n<details><summary>s</summary>x</details>\n\n"
+        '<script>alert(1)</script><img src="https://e.example/i.png" onerror="x">')
+    for kept in ("<table>", "<details>", "<summary>s</summary>"):
+        assert kept in html
+    for dropped in ("<script>", "onerror"):
+        assert dropped not in html
+    assert '<img src="https://e.example/i.png">' in html
+
+
+def test_the_committed_picture_is_a_png() -> None:
+    png = OUT / "check-run.png"
+    data = png.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = struct.unpack(">II", data[16:24])
+    assert width >= 800, width
+    assert height >= 600, height
+
+
+def test_chromium_screenshots_the_page(hostile_check: CheckRunView, tmp_path: Path) -> None:
+    browser = chromium()
+    if browser is None:
+        pytest.skip("chromium is not installed (apt-get install -y chromium; .ci/run does)")
+    page = tmp_path / "page.html"
+    page.write_text(render_page(hostile_check), "utf-8")
+    png = tmp_path / "page.png"
+    height = screenshot(page, png, browser)
+    data = png.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    assert struct.unpack(">II", data[16:24])[1] >= height > 600
