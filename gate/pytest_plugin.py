@@ -100,11 +100,15 @@ class _Recorder:
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionstart(self, session: pytest.Session) -> None:
+        from gate.evidence.git_hidden import import_roots
         from gate.evidence.git_probe import probe_tree
         from gate.evidence.pytest_record import junit_properties
 
         del session
-        self._tree = probe_tree(self._config.rootpath, self._ignored(), os.environ)
+        roots = import_roots(self._config.rootpath, [str(arg) for arg in self._config.args])
+        self._tree = probe_tree(
+            self._config.rootpath, self._ignored(), os.environ, import_roots=roots
+        )
         self._add_junit_properties(junit_properties(self._tree, self._started))
 
     def _add_junit_properties(self, properties: tuple[tuple[str, str], ...]) -> None:

@@ -27,6 +27,7 @@ from gate.evidence.operator_records import qualify
 from gate.evidence.probe.collect import probe_evidence
 from gate.evidence.probe.observe import ProbeContext, ProbeIO
 from gate.evidence.probe.records import recorded_disqualification
+from gate.evidence.run_binding import bind_to_junit
 from gate.policy import Policy, default_policy, load_policy
 from gate.report.github_commands import render_github
 from gate.report.junit_summary import render_junit_appendix
@@ -145,7 +146,8 @@ def run_verify(
     named = required_tests(policy, loaded.claim, loaded.source)
     junit = read_run(options.junit, named, options.junit_max_bytes) if options.junit else None
     if junit is not None:
-        evidence.append(run_evidence(junit, options.head_sha))
+        junit_item = run_evidence(junit, options.head_sha, require_binding=True)
+        evidence = bind_to_junit(evidence, junit_item, junit)
     verdict = decide(loaded.claim, evidence, policy, options.now or now)
     output = render(options.format, loaded, verdict)
     if junit is not None and options.format == "text":
