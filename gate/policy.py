@@ -23,6 +23,7 @@ from gate.claim.codec import dump_max_age, parse_max_age
 from gate.claim.jsondoc import MAX_DEPTH, decode_utf8, parse_json, read_capped
 from gate.claim.jsonpos import pointer
 from gate.claim.model import JSON, CheckType, PolicyRequest
+from gate.claim.yamldoc import safe_load_strict
 from gate.errors import InvalidInput
 from gate.evidence.probe.definitions import parse_probes
 from gate.github.trust_policy import SECTIONS as TRUST_SECTIONS
@@ -187,7 +188,7 @@ def parse_policy_text(text: str, source: str) -> Policy:
                     source, f"{mark.line + 1}:{mark.column + 1}" if mark else None,
                     "YAML aliases are not accepted in a policy", "write the value out",
                 )
-        raw = yaml.safe_load(text)
+        raw = safe_load_strict(text)  # a key written twice is refused, as in JSON
     except RecursionError:
         raise InvalidInput(source, None, "the policy is nested too deeply") from None
     except yaml.MarkedYAMLError as exc:

@@ -44,6 +44,7 @@ from typing import IO, Any
 
 from lxml import etree
 
+from gate.claim.regular_file import open_regular
 from gate.errors import InvalidInput
 from gate.evidence.junit_model import FailingTest, JUnitFile, Outcome, TimeSource, Totals
 from gate.evidence.junit_names import aliases, identity, last_segments
@@ -562,7 +563,7 @@ def _open(path: Path, source: str, max_bytes: int) -> tuple[IO[bytes], datetime]
         raise InvalidInput(source, "1:1", "the file is empty",
                            "a JUnit report has at least a root element")
     try:
-        handle = path.open("rb")
+        handle = open_regular(path, source, "JUnit XML file")  # not swapped since stat
     except OSError as exc:
         raise InvalidInput(source, None, f"cannot read the file: {exc.strerror}") from None
     return handle, datetime.fromtimestamp(info.st_mtime, UTC)
