@@ -11,6 +11,7 @@ from gate.claim.codec import parse_evidence
 from gate.claim.commit import parse_commit_sha
 from gate.evidence.commit_binding import check_record
 from gate.evidence.operator_records import qualify
+from tests.inventory_support import clean_inventory
 
 HEAD = "a" * 40
 OTHER = "b" * 40
@@ -26,6 +27,7 @@ def _record(**extra: Any) -> dict[str, Any]:
         "verifier": {"id": "claim-gate/pytest@0.1.0", "kind": "independent"},
         "x-commit": HEAD,
         "x-tree-clean": True,
+        "x-producer-inventory": clean_inventory(),
     }
     record.update(extra)
     return record
@@ -91,14 +93,16 @@ def test_only_test_runs_are_bound_to_a_commit() -> None:
 @pytest.mark.parametrize(
     ("observed", "code"),
     [
-        ({"tests": 0, "skipped": 0}, "no_tests"),
-        ({"tests": 4, "skipped": 4}, "no_tests"),
-        ({"tests": 4, "skipped": 3, "exit_status": 0}, None),
-        ({"tests": 4, "exit_status": 2}, "incomplete_run"),
-        ({"tests": 4, "exit_status": 3}, "incomplete_run"),
-        ({"tests": 4, "exit_status": 1, "failures": 1}, None),
-        ({"tests": True}, None),  # not a count: the engine's contradiction check decides
-        ("all good", None),
+        ({"tests": 0, "failures": 0, "skipped": 0}, "no_tests"),
+        ({"tests": 4, "failures": 0, "skipped": 4}, "no_tests"),
+        ({"tests": 4, "failures": 0, "skipped": 3, "exit_status": 0}, None),
+        ({"tests": 4, "failures": 0, "exit_status": 2}, "incomplete_run"),
+        ({"tests": 4, "failures": 0, "exit_status": 3}, "incomplete_run"),
+        ({"tests": 4, "exit_status": 1, "failures": 1}, None),  # refuted by the engine
+        # Issue 16: a test_run that does not count what ran and failed is no test run.
+        ({"tests": True, "failures": 0}, "no_test_counts"),
+        ({"tests": 4}, "no_test_counts"),
+        ("all good", "no_test_counts"),
     ],
 )
 def test_runs_that_tested_nothing_or_stopped_early_do_not_count(
@@ -107,10 +111,12 @@ def test_runs_that_tested_nothing_or_stopped_early_do_not_count(
     assert _code(_record(observed_value=observed), None) == code
 
 
-def test_exit_status_is_only_read_from_pytest_records() -> None:
-    record = _record(observed_value={"tests": 4, "exit_status": 2})
+def test_an_incomplete_run_counts_for_no_producer() -> None:
+    # Issue 16 changed this: the exit status was read only from the plugin's records, so
+    # another id was enough to pass an interrupted session off as a run.
+    record = _record(observed_value={"tests": 4, "failures": 0, "exit_status": 2})
     record["verifier"] = {"id": "someone-else/1", "kind": "independent"}
-    assert _code(record, None) is None
+    assert _code(record, None) == "incomplete_run"
 
 
 @pytest.mark.parametrize("text", [HEAD, HEAD.upper(), "c" * 64])

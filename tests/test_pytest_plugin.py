@@ -90,6 +90,9 @@ def test_a_clean_tree_is_bound_to_head_in_record_and_junit(project: pytest.Pytes
         "claim-gate.commit": head,
         "claim-gate.tree_clean": "true",
         "claim-gate.started_at": record["at"],
+        # Issue 16: the run's producer inventory, judged clean, tied to the record's.
+        "claim-gate.producer_modified": "false",
+        "claim-gate.inventory_digest": record["x-producer-inventory"]["digest"],
     }
     result.stdout.fnmatch_lines([f"claim-gate: evidence written to *: commit {head[:12]} (git)*"])
 

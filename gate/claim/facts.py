@@ -16,6 +16,11 @@ from enum import StrEnum
 from gate.claim.github_facts import PullObservation, TestSetComparison
 from gate.claim.model import Evidence
 
+#: A record and the JUnit file of its own run disagree (one was rewritten after the run).
+EVIDENCE_MISMATCH = "evidence_mismatch"
+#: Where the pytest plugin's record names the JUnit file its run wrote (path, sha256, totals).
+JUNIT_REPORT_FIELD = "x-junit-report"
+
 
 class Origin(StrEnum):
     CLAIM = "claim"  # written by the agent inside its claim file

@@ -7,26 +7,29 @@ becomes an InvalidInput naming the file and line:column.
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
 
 from gate.claim.errors import InvalidInput
+from gate.claim.regular_file import open_regular
 
 MAX_DEPTH = 64
 
 
 def read_capped(path: Path, max_bytes: int, what: str) -> bytes:
-    """Read at most `max_bytes` from `path`, refusing larger files before reading them."""
+    """Read at most `max_bytes` from `path`, refusing larger files before reading them, and
+    anything but a regular file (a FIFO would hang), judged on the opened descriptor."""
     source = str(path)
     try:
-        size = path.stat().st_size
-        if size > max_bytes:
-            raise InvalidInput(
-                source, None, f"the {what} is {size} bytes, over the {max_bytes}-byte limit",
-                "shrink it, or raise the limit on purpose",
-            )
-        with path.open("rb") as handle:
+        with open_regular(path, source, what) as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if size > max_bytes:
+                raise InvalidInput(
+                    source, None, f"the {what} is {size} bytes, over the {max_bytes}-byte limit",
+                    "shrink it, or raise the limit on purpose",
+                )
             data = handle.read(max_bytes + 1)
     except FileNotFoundError:
         missing = what if what.endswith(" file") else f"{what} file"

@@ -29,6 +29,7 @@ from gate.claim.probe_policy import parse_probes
 from gate.claim.probe_settings import SECTION as PROBES
 from gate.claim.trust_policy import SECTIONS as TRUST_SECTIONS
 from gate.claim.trust_policy import parse_trust_policy
+from gate.claim.yamldoc import safe_load_strict
 
 MAX_POLICY_BYTES = 1 << 20
 REQUIRED_TESTS = "required_tests"
@@ -112,7 +113,7 @@ def parse_policy_text(text: str, source: str) -> Policy:
                     source, f"{mark.line + 1}:{mark.column + 1}" if mark else None,
                     "YAML aliases are not accepted in a policy", "write the value out",
                 )
-        raw = yaml.safe_load(text)
+        raw = safe_load_strict(text)  # a key written twice is refused, as in JSON
     except RecursionError:
         raise InvalidInput(source, None, "the policy is nested too deeply") from None
     except yaml.MarkedYAMLError as exc:

@@ -24,6 +24,7 @@ from gate.claim.timefmt import format_rfc3339
 from gate.engine.provenance import judge_provenance
 from gate.engine.removed_tests import rule_judgements
 from gate.engine.results import Assessment, Judgement, Problem, Unmet, Verdict, worst
+from gate.engine.run_binding import bind_records_to_junit
 from gate.engine.trust import judge
 
 #: When no evidence counts for a mutation, the reported code is the one closest to counting.
@@ -153,7 +154,7 @@ def _items(claim: Claim, facts: Facts, policy: Policy) -> tuple[EvidenceItem, ..
         if pull is not None and item.producer is not None else item
         for item in facts.items
     )
-    return own + observed
+    return own + tuple(bind_records_to_junit(observed))
 
 
 @dataclass(frozen=True)

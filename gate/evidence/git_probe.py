@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 from gate.claim.commit import normalise_sha
+from gate.evidence.git_hidden import hidden_changes
 from gate.evidence.pytest_record import TreeState, commit_from_environment, dirty_paths
 
 GIT_TIMEOUT_S = 30
@@ -58,8 +59,12 @@ def probe_tree(
     ignored: Iterable[Path],
     environ: Mapping[str, str],
     run: GitRunner = run_git,
+    import_roots: Iterable[Path] = (),
 ) -> TreeState:
-    """The commit under `directory` and whether the tree is clean, ignoring `ignored` files."""
+    """The commit under `directory` and whether the tree is clean, ignoring `ignored` files.
+
+    Clean also means nothing `git status` is told to overlook (`git_hidden`): submodules,
+    index flags, and ignored files under `import_roots` or the rootdir's top level."""
     try:
         lines = run(["rev-parse", "--show-toplevel", "HEAD"], directory).decode().splitlines()
     except (OSError, subprocess.SubprocessError, UnicodeDecodeError) as exc:
@@ -72,9 +77,18 @@ def probe_tree(
         return TreeState(None, None, None, problem=f"unexpected git rev-parse output {lines!r}")
     toplevel = Path(lines[0])
     try:
-        status = run(["status", "--porcelain", "-z", "--untracked-files=all"], toplevel)
+        status = run(
+            ["status", "--porcelain", "-z", "--untracked-files=all", "--ignore-submodules=none"],
+            toplevel,
+        )
     except (OSError, subprocess.SubprocessError) as exc:
         # Known commit, unknown tree: fail closed, the record must not pass for clean.
         return TreeState(sha, "git", False, problem=f"git status: {_why(exc)}")
     dirty = dirty_paths(status, _relative(ignored, toplevel))
+    try:
+        hidden = hidden_changes(toplevel, directory, import_roots, run)
+    except (OSError, subprocess.SubprocessError, UnicodeDecodeError) as exc:
+        return TreeState(sha, "git", False, dirty, problem=f"git (hidden changes): {_why(exc)}")
+    skip = set(_relative(ignored, toplevel))
+    dirty += tuple(entry for entry in hidden if entry.split(" (", 1)[0] not in skip)
     return TreeState(sha, "git", not dirty, dirty)

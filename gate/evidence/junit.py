@@ -52,8 +52,14 @@ from gate.claim.model import JSON, CheckType, Claim, Evidence, Verifier, Verifie
 from gate.claim.policy import Policy
 from gate.claim.policy_parse import test_names
 from gate.claim.timefmt import format_rfc3339
+from gate.evidence.commit_binding import UNBOUND_COMMIT
 from gate.evidence.interface import Collected
-from gate.evidence.junit_reader import CLEAN, DEFAULT_MAX_JUNIT_BYTES, read_junit_file
+from gate.evidence.junit_reader import (
+    CLEAN,
+    COMMIT_PROPERTIES,
+    DEFAULT_MAX_JUNIT_BYTES,
+    read_junit_file,
+)
 
 VERIFIER_ID = f"claim-gate/junit@{__version__}"
 CLAIM_FIELD = "x-required-tests"
@@ -125,9 +131,17 @@ def _same_commit(found: str, head: str) -> bool:
 
 
 def _disqualification(
-    run: JUnitRun, head_sha: str | None, also_bound: Collection[str] = ()
+    run: JUnitRun, head_sha: str | None, also_bound: Collection[str] = (),
+    require_binding: bool = False,
 ) -> Disqualification | None:
     for file in run.files:
+        if head_sha and require_binding and not file.commits:
+            return Disqualification(
+                UNBOUND_COMMIT,
+                f"{file.path} records no commit (no {', '.join(COMMIT_PROPERTIES)} property),"
+                f" so it cannot show it tested {head_sha[:12]}; write it with the claim-gate"
+                " pytest plugin active, or add the property",
+            )
         if head_sha:
             for prop, commit in file.commits:
                 bound = [head_sha, *also_bound]
@@ -192,10 +206,13 @@ def _file_json(file: JUnitFile) -> dict[str, JSON]:
 
 
 def run_evidence(
-    run: JUnitRun, head_sha: str | None = None, also_bound: Collection[str] = ()
+    run: JUnitRun, head_sha: str | None = None, also_bound: Collection[str] = (),
+    *, require_binding: bool = False,
 ) -> EvidenceItem:
     """The run as one `test_run` evidence item observed by the gate itself. `also_bound`:
-    commits that stand for the head (a PR's test merge commit whose parent is the head)."""
+    commits that stand for the head (a PR's test merge commit whose parent is the head).
+    `require_binding`: a file naming no commit is `unbound_commit` under `head_sha`, as an
+    evidence record is (the command line; the Action binds CI artifacts by their run)."""
     if not run.files:
         raise ValueError("a JUnit run needs at least one file")
     expected: dict[str, JSON] = {"failures": 0, "errors": 0}
@@ -224,7 +241,10 @@ def run_evidence(
             }
         },
     )
-    return EvidenceItem(evidence, Origin.GATE, shown, _disqualification(run, head_sha, also_bound))
+    return EvidenceItem(
+        evidence, Origin.GATE, shown,
+        _disqualification(run, head_sha, also_bound, require_binding),
+    )
 
 
 @dataclass(frozen=True)
@@ -239,6 +259,7 @@ class JUnitFiles:
         named = required_tests(policy, loaded.claim, loaded.source)
         run = read_run(self.patterns, named, self.max_bytes)
         return Collected(
-            items=(run_evidence(run, self.head_sha),), junit=(run,), failing=run.failing,
+            items=(run_evidence(run, self.head_sha, require_binding=True),), junit=(run,),
+            failing=run.failing,
             inputs=tuple((f"JUnit {f.path}", f.sha256) for f in run.files),
         )

@@ -46,6 +46,7 @@ from lxml import etree
 
 from gate.claim.errors import InvalidInput
 from gate.claim.junit_facts import FailingTest, JUnitFile, Outcome, TimeSource, Totals
+from gate.claim.regular_file import open_regular
 from gate.evidence.junit_names import aliases, identity, last_segments
 from gate.evidence.junit_time import parse_suite_timestamp
 
@@ -562,7 +563,7 @@ def _open(path: Path, source: str, max_bytes: int) -> tuple[IO[bytes], datetime]
         raise InvalidInput(source, "1:1", "the file is empty",
                            "a JUnit report has at least a root element")
     try:
-        handle = path.open("rb")
+        handle = open_regular(path, source, "JUnit XML file")  # not swapped since stat
     except OSError as exc:
         raise InvalidInput(source, None, f"cannot read the file: {exc.strerror}") from None
     return handle, datetime.fromtimestamp(info.st_mtime, UTC)

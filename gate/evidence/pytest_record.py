@@ -16,6 +16,7 @@ from typing import Any
 
 from gate.claim.commit import normalise_sha
 from gate.claim.timefmt import format_rfc3339
+from gate.evidence.producer_inventory import INVENTORY_FIELD, describe
 
 #: CI variables holding the commit under test, in the order they are tried when there is no git.
 COMMIT_VARIABLES = ("GITHUB_SHA", "CI_COMMIT_SHA", "GIT_COMMIT", "CIRCLE_SHA1", "BUILDKITE_COMMIT")
@@ -24,6 +25,10 @@ COMMIT_VARIABLES = ("GITHUB_SHA", "CI_COMMIT_SHA", "GIT_COMMIT", "CIRCLE_SHA1", 
 MAX_LISTED_TESTS = 100
 MAX_NODE_ID_CHARS = 500
 MAX_LISTED_DIRTY_PATHS = 20
+
+#: The record's field naming the JUnit file written by the same run (path, sha256, totals).
+JUNIT_REPORT_FIELD = "x-junit-report"
+MAX_INVENTORY_PROPERTIES = 50
 
 #: What a passing run looks like; the observed totals use the JUnit reader's keys.
 EXPECTED = {"failures": 0, "errors": 0}
@@ -192,6 +197,10 @@ class SessionFacts:
     test_paths: Sequence[str] = field(default_factory=tuple)
     selection: Mapping[str, Any] = field(default_factory=dict)
     workers: int = 0
+    #: What could have rewritten results (`producer_inventory`), sealed; None: not watched.
+    inventory: Mapping[str, Any] | None = None
+    #: The JUnit file the same run wrote: path, sha256 and its totals as the gate reads them.
+    junit_report: Mapping[str, Any] | None = None
 
 
 def verifier_id(plugin_version: str) -> str:
@@ -243,6 +252,10 @@ def build_record(facts: SessionFacts) -> dict[str, Any]:
         record["x-commit-problem"] = tree.problem
     if facts.workers:
         record["x-xdist-workers"] = facts.workers
+    if facts.inventory is not None:
+        record[INVENTORY_FIELD] = dict(facts.inventory)
+    if facts.junit_report is not None:
+        record[JUNIT_REPORT_FIELD] = dict(facts.junit_report)
     return record
 
 
@@ -254,3 +267,25 @@ def junit_properties(tree: TreeState, started_at: datetime) -> tuple[tuple[str, 
         ("claim-gate.tree_clean", clean),
         ("claim-gate.started_at", format_rfc3339(started_at)),
     )
+
+
+def inventory_properties(inventory: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+    """The inventory's judgement as `<property>`s of the same run's JUnit report: whether
+    something from the repository could rewrite results, each finding, the digest of the
+    whole inventory (in the record) and every conftest with its sha256."""
+    findings = list(inventory.get("findings") or [])
+    properties = [
+        ("claim-gate.producer_modified", "true" if findings else "false"),
+        ("claim-gate.inventory_digest", str(inventory.get("digest"))),
+    ]
+    properties += [("claim-gate.finding", describe([f])) for f in findings]
+    properties += [
+        ("claim-gate.conftest", f"{c.get('path')} sha256:{c.get('sha256')}")
+        for c in inventory.get("conftests") or []
+    ]
+    config = inventory.get("config") or {}
+    if config.get("inifile"):
+        properties.append(
+            ("claim-gate.inifile", f"{config['inifile']} sha256:{config.get('inifile_sha256')}")
+        )
+    return tuple(properties[:MAX_INVENTORY_PROPERTIES])

@@ -15,14 +15,21 @@ import json
 import os
 import platform
 import tempfile
+from collections.abc import Generator
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+import gate
 from gate import __version__
 
+#: The gate's own package: its code is the plugin's, never the repository's.
+_GATE_DIR = Path(gate.__file__).resolve().parent
+
 _STARTED = pytest.StashKey[datetime]()
+_WATCH = pytest.StashKey[Any]()  # a gate.evidence.pytest_watch.Watch, imported only when active
 _RECORDER_NAME = "claim-gate-recorder"
 
 
@@ -39,7 +46,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 @pytest.hookimpl(tryfirst=True)
 def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     # The earliest moment a plugin runs: before conftest files import the code under test.
+    # `-p` plugins are already in (they load before entry points): the watch's origins and
+    # the first scan name them; conftests and `pytest_plugins` modules come after it.
     early_config.stash[_STARTED] = datetime.now(UTC)
+    if getattr(early_config.known_args_namespace, "claim_evidence", None):
+        from gate.evidence.pytest_watch import Origins, Watch, install_dirs
+
+        rootdir = early_config.rootpath
+        origins = Origins(rootdir, _GATE_DIR, install_dirs())
+        watch = Watch(origins)
+        watch.observe(early_config.pluginmanager, "load")
+        early_config.stash[_WATCH] = watch
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -48,15 +65,25 @@ def pytest_configure(config: pytest.Config) -> None:
         return  # inactive, or an xdist worker: the controller sees every worker's reports
     started = config.stash.get(_STARTED, None) or datetime.now(UTC)
     target = config.invocation_params.dir / Path(path)  # tests may chdir; the record may not
-    config.pluginmanager.register(_Recorder(config, target, started), _RECORDER_NAME)
+    watch = config.stash.get(_WATCH, None)
+    config.pluginmanager.register(_Recorder(config, target, started, watch), _RECORDER_NAME)
 
 
 class _Recorder:
     """Per-session state of an active plugin; registered only when the option is given."""
 
-    def __init__(self, config: pytest.Config, path: Path, started: datetime) -> None:
+    def __init__(
+        self, config: pytest.Config, path: Path, started: datetime, watch: Any = None
+    ) -> None:
         from gate.evidence.pytest_record import Tally, TreeState
+        from gate.evidence.pytest_watch import Origins, Watch, install_dirs
 
+        if watch is None:  # the option came from a late source: watch from now on
+            origins = Origins(config.rootpath, _GATE_DIR, install_dirs())
+            watch = Watch(origins)
+            watch.observe(config.pluginmanager, "configure")
+        self._watch = watch
+        self._inventory: dict[str, Any] | None = None
         self._config = config
         self._path = path
         self._started = started
@@ -64,20 +91,28 @@ class _Recorder:
         self._tree = TreeState(None, None, None, problem="the session did not start")
         self._message: str | None = None
 
-    def _ignored(self) -> list[Path]:
-        ignored = [self._path]
+    def _junit_path(self) -> Path | None:
         junit = self._config.getoption("xmlpath", None)
-        if junit:
-            ignored.append(Path(junit))
-        return [p if p.is_absolute() else self._config.invocation_params.dir / p for p in ignored]
+        if not junit:
+            return None
+        path = Path(junit)
+        return path if path.is_absolute() else self._config.invocation_params.dir / path
+
+    def _ignored(self) -> list[Path]:
+        junit = self._junit_path()
+        return [self._path, *([junit] if junit else [])]
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionstart(self, session: pytest.Session) -> None:
+        from gate.evidence.git_hidden import import_roots
         from gate.evidence.git_probe import probe_tree
         from gate.evidence.pytest_record import junit_properties
 
         del session
-        self._tree = probe_tree(self._config.rootpath, self._ignored(), os.environ)
+        roots = import_roots(self._config.rootpath, [str(arg) for arg in self._config.args])
+        self._tree = probe_tree(
+            self._config.rootpath, self._ignored(), os.environ, import_roots=roots
+        )
         self._add_junit_properties(junit_properties(self._tree, self._started))
 
     def _add_junit_properties(self, properties: tuple[tuple[str, str], ...]) -> None:
@@ -94,27 +129,52 @@ class _Recorder:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         self._tally.add(report.nodeid, report.when, report.outcome)
 
+    def pytest_runtest_logfinish(self) -> None:
+        # After every test: a patch a test module made and undid still shows.
+        self._watch.observe(self._config.pluginmanager, "run")
+
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
             self._tally.add_collection_error(report.nodeid)
 
-    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        from gate.evidence.pytest_record import SessionFacts, build_record
+    @pytest.hookimpl(wrapper=True, trylast=True)
+    def pytest_sessionfinish(
+        self, session: pytest.Session, exitstatus: int
+    ) -> Generator[None, object, object]:
+        # Innermost wrapper: before the JUnit writer (plain) runs, seal the inventory and add it
+        # to the report; after it wrote the file, hash it and write the record.
+        from gate.evidence.pytest_record import inventory_properties
+        from gate.evidence.pytest_watch import patched_items
 
-        del session
+        self._watch.observe(self._config.pluginmanager, "end")
+        self._inventory = self._watch.inventory(
+            self._config, patched_items(session.items), os.environ
+        )
+        self._add_junit_properties(inventory_properties(self._inventory))
+        result = yield
+        self._write_record(int(exitstatus))
+        return result
+
+    def _write_record(self, exitstatus: int) -> None:
+        from gate.evidence.pytest_record import SessionFacts, build_record
+        from gate.evidence.pytest_watch import junit_report_facts
+
+        junit = self._junit_path()
         workers = getattr(self._config.option, "numprocesses", None)
         facts = SessionFacts(
             started_at=self._started,
             finished_at=datetime.now(UTC),
             totals=self._tally.totals(),
             tree=self._tree,
-            exit_status=int(exitstatus),
+            exit_status=exitstatus,
             pytest_version=pytest.__version__,
             plugin_version=__version__,
             python_version=platform.python_version(),
             test_paths=tuple(str(arg) for arg in self._config.args),
             selection=_selection(self._config),
             workers=workers if isinstance(workers, int) else 0,
+            inventory=self._inventory,
+            junit_report=junit_report_facts(junit, self._config.rootpath) if junit else None,
         )
         try:
             _write_atomically(self._path, json.dumps(build_record(facts), indent=2) + "\n")

@@ -1,0 +1,183 @@
+"""What could have rewritten a pytest run's results, and the judgement the gate draws from it.
+
+The pytest plugin records an inventory (`x-producer-inventory`) of every implementation of a
+hook that can change a test's outcome or its report, pytest's report internals and whether
+they stayed the originals, the configuration and the conftest files. This module holds the
+pure half: which hooks matter and why, the inventory's digest, and the findings that make a
+record `producer_modified`. The gate re-derives the findings from the entries rather than
+trusting a verdict written beside them, so a record whose entries, findings and digest do not
+agree was edited after the plugin wrote it.
+
+It makes tampering visible, not impossible: the process that runs the tests can lie about
+all of it (see docs/pytest-plugin.md).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from typing import Any
+
+INVENTORY_FIELD = "x-producer-inventory"
+INVENTORY_VERSION = 1
+PRODUCER_MODIFIED = "producer_modified"
+
+#: Hooks whose every implementation can decide or rewrite a result: firstresult hooks that
+#: replace pytest's own step (protocol, run loop, makereport, pyfunc_call, teststatus, the
+#: collect report), and hooks handed the report object before the JUnit writer and the
+#: plugin see it (logreport, collectreport), plus xdist's report transfer.
+REWRITE_HOOKS: tuple[str, ...] = (
+    "pytest_runtest_protocol",
+    "pytest_runtestloop",
+    "pytest_runtest_makereport",
+    "pytest_runtest_logreport",
+    "pytest_report_teststatus",
+    "pytest_pyfunc_call",
+    "pytest_make_collect_report",
+    "pytest_collectreport",
+    "pytest_report_to_serializable",
+    "pytest_report_from_serializable",
+)
+
+#: Hooks that change results only as wrappers (a wrapper can swallow the exception of the
+#: phase it wraps) or, for `pytest_sessionfinish`, when they run after pytest's JUnit writer
+#: (wrapper or trylast): a plain implementation can only add a failure or a skip, which the
+#: totals show.
+WRAPPER_HOOKS: tuple[str, ...] = (
+    "pytest_runtest_setup",
+    "pytest_runtest_call",
+    "pytest_runtest_teardown",
+    "pytest_fixture_setup",
+    "pytest_sessionfinish",
+)
+
+#: Recorded for the reader, never disqualifying on their own: honest conftests implement them
+#: every day (markers, ordering, custom collectors), and what they can do shows elsewhere:
+#: a narrowed selection in the totals and against the base branch's report, a patch of
+#: pytest's objects in the internals check, a rewritten file in the JUnit digest.
+RECORDED_HOOKS: tuple[str, ...] = (
+    "pytest_collection",
+    "pytest_collection_modifyitems",
+    "pytest_deselected",
+    "pytest_ignore_collect",
+    "pytest_collect_file",
+    "pytest_pycollect_makeitem",
+    "pytest_generate_tests",
+    "pytest_terminal_summary",
+    "pytest_configure",
+    "pytest_unconfigure",
+)
+
+WATCHED_HOOKS: tuple[str, ...] = REWRITE_HOOKS + WRAPPER_HOOKS + RECORDED_HOOKS
+
+#: Where a hook's code lives. Only the installed environment (site-packages, the standard
+#: library) and the gate itself are outside the agent's change; a file under the rootdir is
+#: the repository's, and anything else (a temporary file, code made by exec) is unexplained.
+TRUSTED_ORIGINS = frozenset({"installed", "gate"})
+
+MAX_LISTED_FINDINGS = 20
+
+
+def hook_entry_rewrites(entry: Mapping[str, Any]) -> bool:
+    """Can this hook implementation change a result (whatever its origin)?"""
+    hook, kind = entry.get("hook"), entry.get("kind")
+    if hook in REWRITE_HOOKS:
+        return True
+    if hook == "pytest_sessionfinish":
+        return kind in ("wrapper", "trylast")
+    return hook in WRAPPER_HOOKS and kind == "wrapper"
+
+
+def derive_findings(inventory: Mapping[str, Any]) -> list[dict[str, str]]:
+    """Every reason the run's results may not be pytest's own, from the inventory's entries."""
+    findings: list[dict[str, str]] = []
+    for entry in _dicts(inventory.get("hooks")):
+        if hook_entry_rewrites(entry) and entry.get("origin") not in TRUSTED_ORIGINS:
+            findings.append({
+                "code": "report_hook",
+                "what": f"{entry.get('hook')} ({entry.get('kind')}) in {entry.get('plugin')}",
+                "file": str(entry.get("file")),
+                "route": str(entry.get("route")),
+            })
+    for entry in _dicts(inventory.get("internals")):
+        if entry.get("unchanged") is not True or entry.get("origin") not in TRUSTED_ORIGINS:
+            findings.append({
+                "code": "patched_internal",
+                "what": str(entry.get("name")),
+                "file": str(entry.get("replacement_file") or entry.get("file")),
+                "route": "replaced at run time"
+                if entry.get("unchanged") is not True else "not pytest's own at load",
+            })
+    for node in inventory.get("patched_items") or ():
+        findings.append({
+            "code": "patched_item",
+            "what": f"{node}: its runtest/setup/teardown was replaced on the item",
+            "file": str(node).split("::", 1)[0],
+            "route": "item attribute",
+        })
+    return findings
+
+
+def _dicts(value: object) -> list[Mapping[str, Any]]:
+    return [item for item in value if isinstance(item, Mapping)] if isinstance(value, list) else []
+
+
+def digest(inventory: Mapping[str, Any]) -> str:
+    """sha256 of the inventory as canonical JSON, without its own `digest` field."""
+    body = {key: value for key, value in inventory.items() if key != "digest"}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+def seal(inventory: dict[str, Any]) -> dict[str, Any]:
+    """The inventory with its findings and digest filled in (what the plugin writes)."""
+    sealed = {**inventory, "findings": derive_findings(inventory)}
+    sealed["digest"] = digest(sealed)
+    return sealed
+
+
+def describe(findings: list[dict[str, str]]) -> str:
+    shown = [
+        f"{f.get('what')} from {f.get('file')} ({f.get('route')})"
+        for f in findings[:MAX_LISTED_FINDINGS]
+    ]
+    more = len(findings) - len(shown)
+    return "; ".join(shown) + (f" and {more} more" if more > 0 else "")
+
+
+def judge(inventory: object) -> str | None:
+    """Why a record that says the plugin wrote it is not the plugin's honest account, or None.
+
+    No inventory (hand-written, or an older plugin), a digest or findings list that does not
+    follow from the entries (edited afterwards), or findings (something from the repository
+    could rewrite results) all make the record `producer_modified`."""
+    if not isinstance(inventory, Mapping):
+        return (
+            f"the record names the claim-gate pytest plugin but carries no {INVENTORY_FIELD}:"
+            " it was written by hand or by an older plugin; run the tests again with this"
+            " plugin"
+        )
+    if inventory.get("version") != INVENTORY_VERSION or not isinstance(
+        inventory.get("hooks"), list
+    ) or not isinstance(inventory.get("internals"), list):
+        return f"the record's {INVENTORY_FIELD} is not an inventory this gate reads (version 1)"
+    if inventory.get("digest") != digest(inventory):
+        return (
+            f"the record's {INVENTORY_FIELD} does not match its digest: it was edited after the"
+            " plugin wrote it"
+        )
+    findings = derive_findings(inventory)
+    if inventory.get("findings") != findings:
+        return (
+            f"the findings in the record's {INVENTORY_FIELD} do not follow from its entries:"
+            " it was edited after the plugin wrote it"
+        )
+    if findings:
+        return (
+            "code from the repository could rewrite the test results: "
+            + describe(findings)
+            + "; the run is not pytest's own account (remove the hook or patch, or run the"
+            " gate's tests without it)"
+        )
+    return None

@@ -1,0 +1,37 @@
+"""A producer inventory as an honest pytest plugin run writes it, for hand-built records."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gate.evidence.producer_inventory import INVENTORY_FIELD, INVENTORY_VERSION, seal
+
+
+def clean_inventory(**changes: Any) -> dict[str, Any]:
+    """Nothing from the repository could rewrite results; sealed like the plugin seals it."""
+    inventory: dict[str, Any] = {
+        "version": INVENTORY_VERSION,
+        "rootdir": "/work/repo",
+        "hooks": [{
+            "hook": "pytest_runtest_makereport", "plugin": "runner",
+            "function": "pytest_runtest_makereport", "file": "/site-packages/_pytest/runner.py",
+            "origin": "installed", "kind": "plain", "plugin_module": "_pytest.runner",
+            "seen": "load", "route": "installed plugin",
+        }],
+        "internals": [{
+            "name": "_pytest.reports:TestReport.from_item_and_call",
+            "qualname": "TestReport.from_item_and_call",
+            "file": "/site-packages/_pytest/reports.py", "id": "0x1", "origin": "installed",
+            "unchanged": True,
+        }],
+        "patched_items": [],
+        "config": {"inifile": None, "addopts": [], "plugins": []},
+        "conftests": [],
+        "repository_plugins": [],
+    }
+    inventory.update(changes)
+    return seal(inventory)
+
+
+def with_inventory(record: dict[str, Any], **changes: Any) -> dict[str, Any]:
+    return {**record, INVENTORY_FIELD: clean_inventory(**changes)}

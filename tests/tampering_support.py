@@ -1,0 +1,93 @@
+"""A small project in a temporary git repository, its pytest run with the plugin, and the
+gate's verdict on it through `claim-gate verify` (real subprocesses, as a CI job runs them)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from tests.gitrepo import COMMIT_VARIABLES, commit_all, git_env, init_repo
+
+CALC = "def add(a, b):\n    return a + b\n"
+PASSING = "from calc import add\n\ndef test_add():\n    assert add(2, 3) == 5\n"
+FAILING = "def test_broken():\n    assert 1 == 2\n"
+TIMEOUT_S = 120
+
+
+def env() -> dict[str, str]:
+    found = git_env()
+    for name in COMMIT_VARIABLES:
+        found.pop(name, None)
+    found["PYTEST_ADDOPTS"] = "-p no:benchmark"
+    return found
+
+
+@dataclass
+class Project:
+    repo: Path
+    claim: Path
+    head: str = ""
+
+    @property
+    def evidence(self) -> Path:
+        return self.repo / "out" / "evidence.json"
+
+    @property
+    def junit(self) -> Path:
+        return self.repo / "out" / "junit.xml"
+
+    def commit(self, files: dict[str, str]) -> str:
+        for name, text in files.items():
+            path = self.repo / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+        self.head = commit_all(self.repo, "work")
+        now = datetime.now(UTC).isoformat().replace("+00:00", "Z")
+        self.claim.write_text(json.dumps({
+            "spec_version": "0.1",
+            "task": {"id": "calc-1", "description": "make add() add"},
+            "claimed_outcome": "add() adds; the tests pass.",
+            "mutations": [{"id": "m1", "kind": "commit", "target": self.head, "at": now}],
+        }))
+        return self.head
+
+    def pytest(self, *more: str, plugin: bool = True) -> subprocess.CompletedProcess[str]:
+        options = ["--claim-evidence", "out/evidence.json"] if plugin else []
+        return subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *options,
+             "--junitxml", "out/junit.xml", *more],
+            cwd=self.repo, env=env(), capture_output=True, text=True, check=False,
+            timeout=TIMEOUT_S,
+        )
+
+    def verify(self, *more: str) -> tuple[int, dict[str, Any]]:
+        result = subprocess.run(
+            [sys.executable, "-m", "gate", "verify", str(self.claim), "--head-sha", self.head,
+             "--format", "json", *more],
+            env=env(), capture_output=True, text=True, check=False, timeout=TIMEOUT_S,
+        )
+        assert result.returncode in (0, 1, 2), result.stderr
+        verdict: dict[str, Any] = json.loads(result.stdout)["verdict"]
+        return result.returncode, verdict
+
+    def record(self) -> dict[str, Any]:
+        found: dict[str, Any] = json.loads(self.evidence.read_text("utf-8"))
+        return found
+
+
+def new_project(root: Path) -> Project:
+    repo = root / "repo"
+    repo.mkdir()
+    init_repo(repo)
+    (repo / ".gitignore").write_text("out/\n")
+    return Project(repo, root / "claim.json")
+
+
+def unmet(verdict: dict[str, Any]) -> dict[str, str]:
+    """Codes of what the verdict missed, each with its message."""
+    return {entry["code"]: entry["message"] for entry in verdict["unmet"]}
