@@ -12,6 +12,7 @@ from typing import NoReturn, TextIO
 from gate import __version__
 from gate.claim.loader import DEFAULT_MAX_CLAIM_BYTES
 from gate.claim.schema import schema_text
+from gate.claim_command import add_claim_arguments, run_claim_command
 from gate.errors import CouldNotDecide, InvalidInput, UsageError
 from gate.evidence.commit_binding import parse_head_sha
 from gate.evidence.junit import DEFAULT_MAX_JUNIT_BYTES, read_run
@@ -160,6 +161,7 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"refuse files larger than N bytes (default {DEFAULT_MAX_JUNIT_BYTES})",
     )
 
+    add_claim_arguments(commands)
     commands.add_parser(
         "schema", help="print the JSON Schema of completion claim v0.1",
         description="Print the JSON Schema (draft 2020-12) of completion claim v0.1.",
@@ -219,6 +221,8 @@ def main(
             render = render_junit_json if args.format == "json" else render_junit_text
             out.write(render(run))
             return int(ExitCode.VERIFIED)
+        if args.command == "claim":
+            return run_claim_command(args, out, clock)
         if args.command == "schema":
             out.write(schema_text())
             return int(ExitCode.VERIFIED)
