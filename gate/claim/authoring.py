@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from gate.claim.jsondoc import parse_json
 from gate.claim.model import JSON, SPEC_VERSION
 from gate.errors import InvalidInput
 from gate.evidence.git_diff import ChangedPath, ChangeStatus
@@ -174,18 +175,13 @@ def add_file_changes(
 
 
 def parse_expected(text: str) -> dict[str, JSON]:
-    """`--expected`: a JSON object of what the agent expects the target to hold."""
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InvalidInput(
-            "--expected", f"{exc.lineno}:{exc.colno}", f"is not valid JSON: {exc.msg}",
-            """pass a JSON object, e.g. --expected '{"billing_zip": "94107"}'""",
-        ) from None
+    """`--expected`: a JSON object of what the agent expects the target to hold (read as
+    strictly as a claim: no duplicate keys, no NaN, which the claim file could not hold)."""
+    value = parse_json(text, "--expected", "--expected value")
     if not isinstance(value, dict):
         raise InvalidInput(
             "--expected", "1:1", f"must be a JSON object, not {type(value).__name__}",
-            """name the fields, e.g. --expected '{"status": "active"}'""",
+            """name the fields, e.g. --expected '{"billing_zip": "94107"}'""",
         )
     return value
 
