@@ -8,6 +8,7 @@ to the head commit with `claim-gate.commit`, dated after the last commit.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -17,6 +18,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from gate.cli import main
 from gate.timefmt import format_rfc3339, parse_rfc3339
 from tests.gitrepo import COMMIT_VARIABLES, commit_all, git, git_env, init_repo
 from tests.junit_files import Case, Suite, write_junit
@@ -43,10 +45,11 @@ class AgentRepo:
         return subprocess.run(list(argv), cwd=self.path, env=agent_env(), capture_output=True,
                               text=True, check=False)
 
-    def shell(self, script: str) -> subprocess.CompletedProcess[str]:
+    def shell(self, script: str, **extra_env: str) -> subprocess.CompletedProcess[str]:
         """Run commands as an agent's shell tool would: bash, stop at the first failure."""
         return subprocess.run(["bash", "-euo", "pipefail", "-c", script], cwd=self.path,
-                              env=agent_env(), capture_output=True, text=True, check=False)
+                              env={**agent_env(), **extra_env}, capture_output=True, text=True,
+                              check=False)
 
     def head(self) -> str:
         return git(self.path, "rev-parse", "HEAD")
@@ -114,12 +117,14 @@ def policy_requiring_test_run(root: Path) -> Path:
 
 def verify(repo: AgentRepo, claim: Path, policy: Path, junit: Path | None,
            now: datetime) -> tuple[int, dict[str, Any]]:
-    """`claim-gate verify` as the operator's CI runs it; the verdict from its JSON output."""
-    argv = [sys.executable, "-m", "gate", "verify", str(claim), "--policy", str(policy),
-            "--head-sha", repo.head(), "--now", format_rfc3339(now), "--format", "json"]
+    """`claim-gate verify` as the operator's CI runs it (in this process: the commands the
+    agent runs are the subprocesses); the verdict from its JSON output."""
+    argv = ["verify", str(claim), "--policy", str(policy), "--head-sha", repo.head(),
+            "--now", format_rfc3339(now), "--format", "json"]
     if junit is not None:
         argv += ["--junit", str(junit)]
-    result = subprocess.run(argv, env=agent_env(), capture_output=True, text=True, check=False)
-    assert result.returncode in (0, 1, 2), result.stderr
-    record: dict[str, Any] = json.loads(result.stdout)
-    return result.returncode, record["verdict"]
+    out, err = io.StringIO(), io.StringIO()
+    code = main(argv, out=out, err=err)
+    assert code in (0, 1, 2), err.getvalue()
+    record: dict[str, Any] = json.loads(out.getvalue())
+    return code, record["verdict"]
