@@ -54,11 +54,17 @@ def test_new_claim_is_valid_and_has_no_mutations() -> None:
     ("task", "outcome", "message"),
     [("", "o", "--task: must not be empty"), (" ", "o", "--task: must not be empty"),
      ("x" * 257, "o", "--task: is 257 characters; at most 256"),
-     ("T", "\n", "--outcome: must not be empty")],
+     ("T", "\n", "--outcome: must not be empty"),
+     ("T\udcff", "o", "--task: is not valid UTF-8 text")],
 )
 def test_new_claim_refuses_empty_or_long_values(task: str, outcome: str, message: str) -> None:
     with pytest.raises(InvalidInput, match=message):
         new_claim(task, outcome)
+
+
+def test_a_description_that_is_not_utf8_is_refused() -> None:
+    with pytest.raises(InvalidInput, match="--description: is not valid UTF-8"):
+        new_claim("T", "o", "\udcff")
 
 
 def test_diff_statuses_become_code_change_kinds_and_renames_claim_both_paths() -> None:

@@ -16,6 +16,7 @@ from gate.evidence.git_diff import (
     ShallowClone,
     UnknownBase,
     changed_files,
+    changed_in,
     commit_times,
     default_base,
     parse_commit_times,
@@ -98,6 +99,20 @@ def test_a_commit_dated_earlier_than_its_parent_does_not_hide_the_later_one(repo
     _commit_at(repo, "2026-07-01T00:00:00Z", "backdated")
     times = commit_times(resolve_range(repo, "main"))
     assert times["edit.py"] == datetime(2026, 8, 2, 8, 0, tzinfo=UTC)
+
+
+def test_a_change_made_in_a_merge_commit_is_dated_by_the_merge(repo: Path) -> None:
+    git(repo, "checkout", "-q", "main")
+    (repo / "keep.py").write_text("# main moved on\n")
+    _commit_at(repo, "2026-08-04T00:00:00Z", "main moves")
+    git(repo, "checkout", "-q", "work")
+    git(repo, "merge", "-q", "--no-commit", "main")
+    (repo / "edit.py").write_text("# resolved in the merge\n")
+    _commit_at(repo, "2026-08-05T00:00:00Z", "merge main")
+    resolved = resolve_range(repo, "main")
+    times = commit_times(resolved)
+    assert times["edit.py"] == datetime(2026, 8, 5, tzinfo=UTC)
+    assert "keep.py" not in {c.path for c in changed_in(resolved)}
 
 
 def test_an_unknown_base_is_a_typed_error(repo: Path) -> None:

@@ -100,7 +100,18 @@ def _refuse_unnamable(path: str) -> None:
         ) from None
 
 
-def _require_text(value: str, option: str, limit: int | None = None) -> None:
+def _require_text(value: str | None, option: str, limit: int | None = None,
+                  empty_ok: bool = False) -> None:
+    if value is None:
+        return
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidInput(
+            option, None, "is not valid UTF-8 text", "pass the value as UTF-8"
+        ) from None
+    if empty_ok:
+        return
     if not value.strip():
         raise InvalidInput(option, None, "must not be empty")
     if limit is not None and len(value) > limit:
@@ -111,6 +122,7 @@ def new_claim(task_id: str, outcome: str, description: str | None = None) -> Doc
     """A spec v0.1 claim with no mutations yet (add them with the other edits)."""
     _require_text(task_id, "--task", _MAX_ID)
     _require_text(outcome, "--outcome")
+    _require_text(description, "--description", empty_ok=True)
     return {
         "spec_version": SPEC_VERSION,
         "task": {"id": task_id, "description": description if description is not None
