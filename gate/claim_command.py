@@ -276,7 +276,7 @@ def _add(args: argparse.Namespace, out: TextIO, clock: Callable[[], datetime]) -
     return 0
 
 
-def _check(args: argparse.Namespace, out: TextIO) -> int:
+def _check(args: argparse.Namespace, out: TextIO, now: datetime) -> int:
     loaded = _load(args.file)
     policy = load_policy(args.policy) if args.policy is not None else default_policy()
     claim = loaded.claim
@@ -290,7 +290,7 @@ def _check(args: argparse.Namespace, out: TextIO) -> int:
         f"{policy.tightened_by(claim.policy).describe()}\n"
         "The gate will need:\n"
     )
-    for need in needs(claim, policy, named, probes):
+    for need in needs(claim, policy, named, probes, now):
         out.write(f"  {need.text}\n")
     out.write(
         "Evidence the agent writes itself (inside the claim) is self-attested and never counts;"
@@ -315,5 +315,5 @@ def run_claim_command(
         return _add_changes(args, stream)
     if args.claim_command == "add":
         return _add(args, stream, clock)
-    return _check(args, stream)
+    return _check(args, stream, clock())
 

@@ -231,6 +231,16 @@ def test_check_under_a_policy_with_required_checks_and_probes(repo: AgentRepo) -
     ]
 
 
+def test_check_points_out_a_mutation_dated_in_the_future(repo: AgentRepo) -> None:
+    claim = repo.path / ".claim.json"
+    _new(claim)
+    assert claim_cli("add", "--kind", "deploy", "--target", "p", "--at",
+                     "2026-08-28T00:00:00Z", "--file", str(claim))[0] == 0
+    code, out, _ = claim_cli("check", "--file", str(claim))
+    assert code == 0
+    assert "note: it is dated after now (2026-08-27T18:04:10Z)" in out
+
+
 def test_check_of_an_empty_claim_says_it_cannot_verify(repo: AgentRepo) -> None:
     claim = repo.path / ".claim.json"
     _new(claim)

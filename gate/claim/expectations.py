@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 from gate.claim.model import CheckType, Claim, Mutation
 from gate.evidence.probe.definitions import ProbeSettings
@@ -80,11 +81,20 @@ def _for_mutation(mutation: Mutation, policy: Policy, probes: ProbeSettings | No
 
 def needs(
     claim: Claim, policy: Policy, required_tests: Sequence[str] = (),
-    probes: ProbeSettings | None = None,
+    probes: ProbeSettings | None = None, now: datetime | None = None,
 ) -> list[Need]:
-    """Per mutation, then per required check type: what must be observed, and when."""
+    """Per mutation, then per required check type: what must be observed, and when. With
+    `now`, a mutation dated in the future is pointed out: nothing observed before it counts."""
     effective = policy.tightened_by(claim.policy)
-    found = [Need(m.id, _for_mutation(m, effective, probes)) for m in claim.mutations]
+    found: list[Need] = []
+    for mutation in claim.mutations:
+        text = _for_mutation(mutation, effective, probes)
+        if now is not None and mutation.at > now:
+            text += (
+                f"; note: it is dated after now ({format_rfc3339(now)}), so evidence observed"
+                " before that time will not count (is a clock wrong?)"
+            )
+        found.append(Need(mutation.id, text))
     for check in effective.requires:
         found.append(Need(None, (
             f"the policy requires a {check}: independent, observed after every mutation it"
