@@ -243,6 +243,8 @@ def _add_changes(args: argparse.Namespace, out: TextIO) -> int:
     edit = add_file_changes(loaded.document.raw, changes)
     if edit.done:
         _save(path, edit, out)
+    for note in edit.notes:
+        out.write(f"{note}\n")
     out.write(
         f"{path}: {len(changes)} changed file(s) in {base}...HEAD (merge base"
         f" {resolved.merge_base[:12]}), {len(edit.done)} mutation(s) added or updated\n"

@@ -132,6 +132,19 @@ def test_a_file_claimed_under_another_code_change_kind_is_not_claimed_twice() ->
     assert edit.document["mutations"][1]["kind"] == "file_edit"
 
 
+def test_a_claimed_file_no_longer_in_the_diff_is_pointed_out_not_removed() -> None:
+    document = _claim()
+    document["mutations"] += [
+        {"id": "m2", "kind": "file_edit", "target": "reverted.py", "at": "2026-08-02T08:00:00Z"},
+        {"id": "m3", "kind": "file_edit", "target": "src/*.py", "at": "2026-08-02T08:00:00Z"},
+    ]
+    edit = add_file_changes(document, [FileChange("file_edit", "a.py", T1)])
+    assert [m["target"] for m in edit.document["mutations"]] == [
+        "production", "reverted.py", "src/*.py", "a.py"]
+    assert edit.notes == ("note: m2 file_edit reverted.py is claimed but not changed in the"
+                          " diff; remove it if the branch no longer changes that file",)
+
+
 def test_a_newline_in_a_name_is_shown_escaped() -> None:
     edit = add_file_changes(_claim(), [FileChange("file_write", "a\nb.py", T1)])
     assert edit.done == ('added m2 file_write "a\\nb.py" at 2026-08-02T08:00:00Z',)

@@ -65,6 +65,7 @@ class Edit:
 
     document: Document
     done: tuple[str, ...]
+    notes: tuple[str, ...] = ()
 
 
 def file_changes(
@@ -183,7 +184,14 @@ def add_file_changes(
             done.append(
                 f"updated {existing.get('id')} {change.kind} {_shown(change.target)} at {at}"
             )
-    return Edit(result, tuple(done))
+    in_diff = {change.target for change in changes}
+    notes = tuple(
+        f"note: {mutation.get('id')} {mutation.get('kind')} {_shown(target)} is claimed but not"
+        " changed in the diff; remove it if the branch no longer changes that file"
+        for target, mutation in claimed.items()
+        if target not in in_diff and not set("*?[") & set(target)
+    )
+    return Edit(result, tuple(done), notes)
 
 
 def parse_expected(text: str) -> dict[str, JSON]:
