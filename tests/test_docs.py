@@ -29,8 +29,9 @@ from gate.faces.cli import main
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 DOCS = [README, *sorted((ROOT / "docs").glob("*.md"))]
-LANGUAGES = {"yaml", "json", "sh", "text", "groovy"}
-FENCE = re.compile(r"^```(\S*)\n(.*?)^```", re.M | re.S)
+#: markdown: a snippet quoted whole (an AGENTS.md section); it holds its own fenced blocks.
+LANGUAGES = {"yaml", "json", "sh", "text", "groovy", "markdown"}
+FENCE = re.compile(r"^(`{3,})(\S*)\n(.*?)^\1(?!`)", re.M | re.S)
 #: Being built under issue 12 item 5; its commands are checked once `--help` lists it.
 PENDING = {"scan": "`claim-gate scan` is being built (issue 12 item 5); not in --help yet"}
 
@@ -39,7 +40,7 @@ def blocks() -> list[tuple[str, str, str]]:
     found = []
     for doc in DOCS:
         for i, match in enumerate(FENCE.finditer(doc.read_text("utf-8"))):
-            found.append((f"{doc.relative_to(ROOT)}#{i}", match[1], match[2]))
+            found.append((f"{doc.relative_to(ROOT)}#{i}", match[2], match[3]))
     return found
 
 
@@ -110,7 +111,10 @@ def test_every_command_is_real(name: str, language: str, command: str) -> None:
         if words[1] in PENDING and words[1] not in subcommands:
             pytest.skip(PENDING[words[1]])
         assert words[1] in subcommands, f"{name}: no subcommand {words[1]!r}: {command}"
-        options = set(re.findall(r"(--[a-z][a-z-]+)", _help(words[1])))
+        path = [words[1]]
+        if words[1] == "claim" and len(words) > 2:  # claim has subcommands of its own
+            path.append(words[2])
+        options = set(re.findall(r"(--[a-z][a-z-]+)", _help(*path)))
         unknown = [w.split("=")[0] for w in words[2:]
                    if w.startswith("--") and w.split("=")[0] not in options]
         assert not unknown, f"{name}: {command} uses options --help does not list: {unknown}"
@@ -122,13 +126,14 @@ def test_every_command_is_real(name: str, language: str, command: str) -> None:
             return
         assert (ROOT / (module.replace(".", "/") + ".py")).exists(), f"{name}: {module}"
     else:
-        assert words[0] in {".", "pip", "export", "python", "python3"}, (
+        # git: the agent snippets' commit steps, run for real by tests/test_agent_snippets.py
+        assert words[0] in {".", "pip", "export", "python", "python3", "git"}, (
             f"{name}: a command this test does not know how to check: {command}")
 
 
 def test_the_readme_has_exactly_two_set_up_commands_and_ci_runs_the_second() -> None:
     section = README.read_text("utf-8").split("## Develop claim-gate", 1)[1].split("\n## ", 1)[0]
-    commands = [body.strip() for language, body in FENCE.findall(section) if language == "sh"]
+    commands = [body.strip() for _, language, body in FENCE.findall(section) if language == "sh"]
     assert len(commands) == 2, commands
     install, tests = commands
     assert install.startswith("python3 -m venv .venv && . .venv/bin/activate && pip install -e . ")
@@ -143,7 +148,7 @@ def test_the_readme_has_exactly_two_set_up_commands_and_ci_runs_the_second() -> 
 def test_the_readme_example_verifies() -> None:
     """The first set-up command's gate part, as written (the install part is the venv's)."""
     section = README.read_text("utf-8").split("## Develop claim-gate", 1)[1]
-    install = FENCE.findall(section)[0][1]
+    install = FENCE.findall(section)[0][2]
     gate = shlex.split(install.split("&&")[-1])
     assert gate[0] == "claim-gate"
     result = subprocess.run([sys.executable, "-m", "gate", *gate[1:]], cwd=ROOT,

@@ -18,6 +18,12 @@ SPEC_VERSION = "0.1"
 JSON = Any
 """A value as `json.loads` returns it; only the boundary modules look inside one."""
 
+#: Mutation kinds the live checks know (a deploy needs endpoint_health, a state write a
+#: state_readback), and where a mutation states the record it meant to write.
+DEPLOY_KIND = "deploy"
+STATE_WRITE_KIND = "state_write"
+INTENDED_EXTENSION = "x-intended"
+
 
 class CheckType(StrEnum):
     """The three check types of spec v0.1."""

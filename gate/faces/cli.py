@@ -17,6 +17,7 @@ from gate.claim.schema import schema_text
 from gate.claim.timefmt import TimestampError, parse_rfc3339
 from gate.evidence.junit import DEFAULT_MAX_JUNIT_BYTES, read_run
 from gate.evidence.probe.observe import ProbeIO
+from gate.faces.claim_command import add_claim_arguments, run_claim_command
 from gate.faces.probe_command import add_probe_arguments, probe_context, run_probe_command
 from gate.pipeline import FORMATS, ExitCode, VerifyOptions, run_verify
 from gate.report.junit_summary import render_junit_json, render_junit_text
@@ -75,6 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_verify(commands)
     _add_probe(commands)
     _add_junit(commands)
+    add_claim_arguments(commands)
     commands.add_parser(
         "schema", help="print the JSON Schema of completion claim v0.1",
         description="Print the JSON Schema (draft 2020-12) of completion claim v0.1.",
@@ -231,6 +233,8 @@ def main(
             render = render_junit_json if args.format == "json" else render_junit_text
             out.write(render(run))
             return int(ExitCode.VERIFIED)
+        if args.command == "claim":
+            return run_claim_command(args, out, clock)
         if args.command == "schema":
             out.write(schema_text())
             return int(ExitCode.VERIFIED)

@@ -24,7 +24,18 @@ from urllib.parse import quote, urlsplit, urlunsplit
 from gate import __version__
 from gate.claim.errors import InvalidInput
 from gate.claim.facts import Disqualification, EvidenceItem, Origin
-from gate.claim.model import JSON, CheckType, Claim, Evidence, Mutation, Verifier, VerifierKind
+from gate.claim.model import (
+    DEPLOY_KIND,
+    INTENDED_EXTENSION,
+    JSON,
+    STATE_WRITE_KIND,
+    CheckType,
+    Claim,
+    Evidence,
+    Mutation,
+    Verifier,
+    VerifierKind,
+)
 from gate.claim.probe_policy import header_value_problem
 from gate.claim.probe_settings import (
     AssertionKind,
@@ -38,9 +49,6 @@ from gate.evidence.probe.http import HttpTransport, Transport
 
 PROBE_VERIFIER_ID = f"claim-gate/probe@{__version__}"
 PROBE_EXTENSION = "x-probe"
-DEPLOY_KIND = "deploy"
-STATE_WRITE_KIND = "state_write"
-INTENDED_EXTENSION = "x-intended"
 REDACTED = "[redacted]"
 
 #: Answers that refuse the gate: no observation (408 and 429 are retried, see fetch).

@@ -1,0 +1,322 @@
+"""`claim-gate claim …`: the commands an agent (or its harness) runs to write its claim.
+
+The edits are pure (gate/claim/authoring.py) and the diff comes from git
+(gate/evidence/git_diff.py); this module parses the arguments, reads the claim file, checks
+the edited document with the same loader the gate uses, and replaces the file atomically.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import secrets
+import stat
+import subprocess
+import sys
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TextIO
+
+from gate.claim.authoring import (
+    Edit,
+    add_file_changes,
+    add_mutation,
+    dump_document,
+    file_changes,
+    new_claim,
+    parse_expected,
+)
+from gate.claim.errors import CouldNotDecide, InvalidInput
+from gate.claim.expectations import needs
+from gate.claim.jsondoc import read_capped
+from gate.claim.loader import DEFAULT_MAX_CLAIM_BYTES, LoadedClaim, parse_claim_bytes
+from gate.claim.policy import default_policy
+from gate.claim.policy_parse import load_policy
+from gate.claim.probe_policy import parse_probes
+from gate.claim.timefmt import TimestampError, parse_rfc3339
+from gate.evidence.git_diff import (
+    GitDiffError,
+    GitUnavailable,
+    ShallowClone,
+    UnknownBase,
+    changed_in,
+    commit_times,
+    default_base,
+    head_time,
+    resolve_range,
+)
+from gate.evidence.git_probe import run_git
+from gate.evidence.junit import required_tests
+from gate.evidence.pytest_record import dirty_paths
+
+DEFAULT_CLAIM_FILE = Path(".claim.json")
+
+
+def _timestamp(text: str) -> datetime:
+    try:
+        return parse_rfc3339(text)
+    except TimestampError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _file_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--file", type=Path, default=DEFAULT_CLAIM_FILE, metavar="PATH",
+        help=f"the claim file (default {DEFAULT_CLAIM_FILE})",
+    )
+
+
+def add_claim_arguments(subparsers: Any) -> None:
+    """Add `claim` and its subcommands to the CLI's subparsers (`add_subparsers()` result)."""
+    claim = subparsers.add_parser(
+        "claim", help="write a completion claim (for the agent or its harness)",
+        description="Write and check a completion claim (spec v0.1). Every write replaces the"
+        " file atomically and keeps its x- fields and key order.",
+    )
+    commands = claim.add_subparsers(
+        dest="claim_command", metavar="SUBCOMMAND", required=True, parser_class=type(claim)
+    )
+    new = commands.add_parser(
+        "new", help="start a claim for a task",
+        description="Create a claim with the task and the outcome, and no mutations yet.",
+    )
+    new.add_argument("--task", required=True, metavar="ID", help="the task's id")
+    new.add_argument("--outcome", required=True, metavar="TEXT",
+                     help="what is now true, in one sentence")
+    new.add_argument("--description", metavar="TEXT",
+                     help="the task as it was given (default: the outcome)")
+    new.add_argument("--force", action="store_true", help="replace an existing claim file")
+    _file_option(new)
+
+    changes = commands.add_parser(
+        "add-changes", help="claim every file changed since the base branch",
+        description="Add one code-change mutation per file in `git diff --name-status"
+        " BASE...HEAD` (a rename claims both paths), dated by the last commit that touched it."
+        " Running it again updates those mutations instead of adding more. Only committed"
+        " changes count: commit first.",
+    )
+    changes.add_argument(
+        "--base", metavar="REF",
+        help="the branch the work started from (default: the remote's default branch,"
+        " origin/HEAD)",
+    )
+    changes.add_argument("--repo", type=Path, default=Path(), metavar="DIR",
+                         help="the git working tree (default: the current directory)")
+    _file_option(changes)
+
+    add = commands.add_parser(
+        "add", help="claim one mutation (state_write, deploy, ...)",
+        description="Add one mutation to the claim.",
+    )
+    add.add_argument("--kind", required=True, metavar="KIND",
+                     help="state_write, deploy, file_edit, ...")
+    add.add_argument("--target", required=True, metavar="TARGET",
+                     help="what changed: a record (accounts/4471), an environment, a path")
+    add.add_argument(
+        "--expected", metavar="JSON",
+        help="a JSON object of what the target now holds; stored as x-intended, which a"
+        " state_readback probe compares with the record",
+    )
+    add.add_argument("--at", type=_timestamp, metavar="RFC3339",
+                     help="when it happened, with a zone (default: now)")
+    _file_option(add)
+
+    check = commands.add_parser(
+        "check", help="validate the claim and show what the gate will require",
+        description="Validate the claim as the gate does and list, per mutation, the"
+        " evidence the gate will need under the policy.",
+    )
+    check.add_argument("--policy", type=Path, metavar="FILE",
+                       help="the operator's policy (JSON or YAML); default: the built-in policy")
+    _file_option(check)
+
+
+def _refuse_odd_path(path: Path) -> None:
+    if path.is_symlink():
+        raise InvalidInput(
+            str(path), None, "the claim path is a symbolic link",
+            "write the claim to a regular file; the gate does not follow links in a PR",
+        )
+    if path.is_dir():
+        raise InvalidInput(str(path), None, "the claim path is a directory, not a file")
+
+
+def _load(path: Path) -> LoadedClaim:
+    _refuse_odd_path(path)
+    if not path.exists():
+        raise InvalidInput(
+            str(path), None, "there is no claim file here yet",
+            "start one with `claim-gate claim new --task ID --outcome TEXT`",
+        )
+    return parse_claim_bytes(read_capped(path, DEFAULT_MAX_CLAIM_BYTES, "claim"), str(path))
+
+
+def write_atomically(path: Path, data: bytes) -> None:
+    """Replace `path` with `data` all at once: a temporary file in the same directory,
+    flushed to disk, then renamed over it. A reader sees the old file or the new one."""
+    directory = path.parent
+    temporary = directory / f".{path.name}.{secrets.token_hex(6)}.tmp"
+    try:
+        mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else None
+        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    except FileNotFoundError:
+        raise InvalidInput(str(path), None, f"the directory {directory} does not exist") from None
+    except OSError as exc:
+        raise CouldNotDecide(f"{path}: cannot write the claim: {exc.strerror}") from None
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if mode is not None:
+            temporary.chmod(mode)
+        temporary.replace(path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            temporary.unlink()
+        raise CouldNotDecide(f"{path}: cannot write the claim: {exc.strerror}") from None
+    with contextlib.suppress(OSError):  # the rename is durable once the directory is synced
+        directory_fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(directory_fd)
+        finally:
+            os.close(directory_fd)
+
+
+def _save(path: Path, edit: Edit, out: TextIO) -> None:
+    data = dump_document(edit.document)
+    parse_claim_bytes(data, str(path))  # never write what the gate would refuse
+    write_atomically(path, data)
+    for line in edit.done:
+        out.write(f"{line}\n")
+
+
+def _new(args: argparse.Namespace, out: TextIO) -> int:
+    path: Path = args.file
+    _refuse_odd_path(path)
+    if path.exists() and not args.force:
+        raise InvalidInput(
+            str(path), None, "a claim file already exists",
+            "add to it with `claim add-changes` / `claim add`, or pass --force to start over",
+        )
+    document = new_claim(args.task, args.outcome, args.description)
+    _save(path, Edit(document, (f"wrote {path}: task {args.task!r}, no mutations yet",)), out)
+    return 0
+
+
+def _git_problem(exc: GitDiffError, repo: Path) -> Exception:
+    if isinstance(exc, UnknownBase | ShallowClone | GitUnavailable):
+        return InvalidInput(str(repo), None, str(exc))
+    return CouldNotDecide(f"{repo}: {exc}")
+
+
+def _relative(path: Path, top: Path) -> str | None:
+    try:
+        return path.resolve().relative_to(top.resolve()).as_posix()
+    except ValueError:
+        return None
+
+
+def _add_changes(args: argparse.Namespace, out: TextIO) -> int:
+    path: Path = args.file
+    loaded = _load(path)
+    repo: Path = args.repo
+    try:
+        base = args.base or default_base(repo)
+        if base is None:
+            raise InvalidInput(
+                "--base", None,
+                "no base given, and the remote's default branch is not known here"
+                " (no origin/HEAD)",
+                "pass the branch the work started from, e.g. --base origin/main"
+                " (or run `git remote set-head origin --auto`)",
+            )
+        resolved = resolve_range(repo, base)
+        changed = changed_in(resolved)
+        times = commit_times(resolved)
+        fallback = head_time(resolved)
+    except GitDiffError as exc:
+        raise _git_problem(exc, repo) from None
+    own = _relative(path, resolved.toplevel)
+    changes = file_changes(changed, times, fallback, skip=(own,) if own else ())
+    edit = add_file_changes(loaded.document.raw, changes)
+    if edit.done:
+        _save(path, edit, out)
+    for note in edit.notes:
+        out.write(f"{note}\n")
+    out.write(
+        f"{path}: {len(changes)} changed file(s) in {base}...HEAD (merge base"
+        f" {resolved.merge_base[:12]}), {len(edit.done)} mutation(s) added or updated\n"
+    )
+    _warn_uncommitted(resolved.toplevel, own, out)
+    return 0
+
+
+def _warn_uncommitted(top: Path, own: str | None, out: TextIO) -> None:
+    """Only commits are in the claim; say so when the agent left work uncommitted."""
+    try:
+        status = run_git(["status", "--porcelain", "-z", "--untracked-files=all"], top)
+    except (OSError, subprocess.SubprocessError):
+        out.write("note: could not ask git for uncommitted changes\n")
+        return
+    dirty = dirty_paths(status, (own,) if own else ())
+    if dirty:
+        out.write(
+            f"note: {len(dirty)} uncommitted change(s) are not in the claim"
+            f" (first: {dirty[0]!r}); commit them and run `claim add-changes` again\n"
+        )
+
+
+def _add(args: argparse.Namespace, out: TextIO, clock: Callable[[], datetime]) -> int:
+    path: Path = args.file
+    loaded = _load(path)
+    intended = parse_expected(args.expected) if args.expected is not None else None
+    at = args.at if args.at is not None else clock()
+    edit = add_mutation(loaded.document.raw, args.kind, args.target, at, intended)
+    _save(path, edit, out)
+    return 0
+
+
+def _check(args: argparse.Namespace, out: TextIO, now: datetime) -> int:
+    loaded = _load(args.file)
+    policy = load_policy(args.policy) if args.policy is not None else default_policy()
+    claim = loaded.claim
+    named = required_tests(policy, claim, loaded.source)
+    probes = parse_probes(policy.sections["probes"], policy.source) \
+        if "probes" in policy.sections else None
+    count = len(claim.mutations)
+    out.write(
+        f"{loaded.source}: a valid completion claim v{claim.spec_version} for task"
+        f" {claim.task.id!r} with {count} mutation{'s' if count != 1 else ''}\n"
+        f"{policy.tightened_by(claim.policy).describe()}\n"
+        "The gate will need:\n"
+    )
+    for need in needs(claim, policy, named, probes, now):
+        out.write(f"  {need.text}\n")
+    out.write(
+        "Evidence the agent writes itself (inside the claim) is self-attested and never counts;"
+        " the gate counts what CI, probes or the operator observed.\n"
+    )
+    return 0
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def run_claim_command(
+    args: argparse.Namespace, out: TextIO | None = None,
+    clock: Callable[[], datetime] = _utc_now,
+) -> int:
+    """Run one `claim` subcommand; errors propagate to the CLI's one handler (exit 3/4)."""
+    stream = out or sys.stdout
+    if args.claim_command == "new":
+        return _new(args, stream)
+    if args.claim_command == "add-changes":
+        return _add_changes(args, stream)
+    if args.claim_command == "add":
+        return _add(args, stream, clock)
+    return _check(args, stream, clock())
+
