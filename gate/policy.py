@@ -24,6 +24,8 @@ from gate.claim.jsondoc import MAX_DEPTH, decode_utf8, parse_json, read_capped
 from gate.claim.jsonpos import pointer
 from gate.claim.model import JSON, CheckType, PolicyRequest
 from gate.errors import InvalidInput
+from gate.evidence.junit_options import SECTION as JUNIT_SECTION
+from gate.evidence.junit_options import parse_junit_options
 from gate.evidence.probe.definitions import parse_probes
 from gate.github.trust_policy import SECTIONS as TRUST_SECTIONS
 from gate.github.trust_policy import parse_trust_policy
@@ -43,8 +45,11 @@ DEFAULT_MAX_AGE_S: Mapping[CheckType, int] = {
 #: Top-level policy sections owned by other rooms of the gate (validated there).
 #: probes: live checks (gate/evidence/probe); required_tests: test names every JUnit run must
 #: show passed (gate/evidence/junit.py); evidence_chain, trusted_workflows, removed_tests,
-#: deployment_creators: whose word counts on GitHub (gate/github/trust_policy.py).
-SECTIONS: frozenset[str] = frozenset({"probes", "required_tests"}) | TRUST_SECTIONS
+#: deployment_creators: whose word counts on GitHub (gate/github/trust_policy.py); junit: how
+#: JUnit cases are counted (gate/evidence/junit_options.py).
+SECTIONS: frozenset[str] = (
+    frozenset({"probes", "required_tests", JUNIT_SECTION}) | TRUST_SECTIONS
+)
 
 _CHECK_TYPE = {"enum": [str(check) for check in CheckType]}
 _POLICY_SCHEMA: dict[str, Any] = {
@@ -160,6 +165,8 @@ def parse_policy_document(raw: Any, source: str) -> Policy:
     if "probes" in raw:
         parse_probes(raw["probes"], source)  # the probes room refuses a bad probe at load time
     parse_trust_policy(raw, source)  # so do the trust sections
+    if JUNIT_SECTION in raw:
+        parse_junit_options(raw[JUNIT_SECTION], source)
     ages = dict(DEFAULT_MAX_AGE_S)
     if "max_age_s" in raw:
         ages.update(parse_max_age(raw["max_age_s"]))

@@ -22,7 +22,13 @@ from gate.claim.loader import (
 from gate.claim.model import VerdictState
 from gate.errors import GateError, InvalidInput, UsageError
 from gate.evidence.interface import EvidenceItem, Origin
-from gate.evidence.junit import DEFAULT_MAX_JUNIT_BYTES, read_run, required_tests, run_evidence
+from gate.evidence.junit import (
+    DEFAULT_MAX_JUNIT_BYTES,
+    policy_options,
+    read_run,
+    required_tests,
+    run_evidence,
+)
 from gate.evidence.operator_records import qualify
 from gate.evidence.probe.collect import probe_evidence
 from gate.evidence.probe.observe import ProbeContext, ProbeIO
@@ -143,7 +149,8 @@ def run_verify(
         evidence += probe_evidence(loaded.claim, policy, context, io)
         now = io.clock()  # decide after the observations arrived, not before
     named = required_tests(policy, loaded.claim, loaded.source)
-    junit = read_run(options.junit, named, options.junit_max_bytes) if options.junit else None
+    junit = (read_run(options.junit, named, options.junit_max_bytes, policy_options(policy))
+             if options.junit else None)
     if junit is not None:
         evidence.append(run_evidence(junit, options.head_sha))
     verdict = decide(loaded.claim, evidence, policy, options.now or now)

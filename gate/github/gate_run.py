@@ -18,7 +18,7 @@ from pathlib import Path
 from gate.claim.model import CheckType, VerdictState
 from gate.errors import CouldNotDecide, InvalidInput
 from gate.evidence.interface import EvidenceItem
-from gate.evidence.junit import required_tests
+from gate.evidence.junit import policy_options, required_tests
 from gate.evidence.probe.collect import probe_evidence
 from gate.evidence.probe.definitions import SECTION as PROBES_SECTION
 from gate.evidence.probe.observe import ProbeContext, ProbeIO
@@ -238,7 +238,7 @@ def _decide_one(
                 title="invalid completion claim", message=report.text),))
         return _Decided(found, report, None, None, report.summary)
     requested = required_tests(policy, loaded.claim, found.label)
-    ci = gather(api, facts, loaded.claim, requested, inputs, runner)
+    ci = gather(api, facts, loaded.claim, requested, inputs, runner, policy_options(policy))
     evidence: list[EvidenceItem] = list(ci.items)
     if probe_io is not None and PROBES_SECTION in policy.sections:
         evidence += probe_evidence(loaded.claim, policy, ProbeContext(

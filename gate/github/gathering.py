@@ -18,6 +18,8 @@ from gate.errors import CouldNotDecide
 from gate.evidence.interface import EvidenceItem
 from gate.evidence.junit import read_run, run_evidence
 from gate.evidence.junit_model import FailingTest
+from gate.evidence.junit_options import JUnitOptions
+from gate.evidence.junit_reader import DEFAULT_OPTIONS
 from gate.github.api import Deployment, GitHubApi
 from gate.github.arrival import Arrival, head_arrival
 from gate.github.ci_evidence import collect_ci_evidence
@@ -93,18 +95,22 @@ def gather(
     requested: Sequence[str],
     inputs: ActionInputs,
     runner: RunnerContext,
+    junit_options: JUnitOptions = DEFAULT_OPTIONS,
 ) -> Gathered:
     head_sha = facts.pull.head_sha
     workdir = runner.workspace if runner.workspace.is_dir() else None
     ci = collect_ci_evidence(api, head_sha, inputs.artifact_names, requested, workdir=workdir,
-                             identities=MAX_COMPARED_TESTS, pull_number=facts.pull.number)
+                             identities=MAX_COMPARED_TESTS, pull_number=facts.pull.number,
+                             junit_options=junit_options)
     arrival = head_arrival(api, facts.pull, ci.runs)
     items = [judge_provenance(item, facts.changes, facts.trust, arrival) for item in ci.items]
     file_inputs = list(ci.inputs)
+    skipped_files: list[str] = []
     if inputs.junit:
         patterns = [p if Path(p).is_absolute() else str(runner.workspace / p)
                     for p in inputs.junit]
-        run = read_run(patterns, requested)
+        run = read_run(patterns, requested, options=junit_options)
+        skipped_files = list(run.notes)
         file_inputs += [(f"workspace JUnit {f.path}", f.sha256) for f in run.files]
         items.append(judge_provenance(run_evidence(run, head_sha), facts.changes, facts.trust,
                                       arrival, workflow=runner.workflow_path))
@@ -114,7 +120,7 @@ def gather(
     if ci.junit:
         comparisons = compare_test_sets(api, ci.junit, facts.pull.base_ref,
                                         inputs.artifact_names, workdir, MAX_COMPARED_TESTS)
-    notes = list(ci.notes) + [c.note for c in comparisons if c.note]
+    notes = list(ci.notes) + skipped_files + [c.note for c in comparisons if c.note]
     notes += facts.ignored
     return Gathered(tuple(items), tuple(notes), ci.links, ci.failing, tuple(file_inputs),
                     arrival, tuple(comparisons))
