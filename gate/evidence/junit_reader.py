@@ -337,9 +337,10 @@ class _Counter:
         self.identity_cap = identity_cap or 0
         self.identities_complete = True
         self.prefilter = last_segments(requested)
-        #: Digests of named cases: with `repeated`, 256 buckets (merging needs them grouped);
-        #: else one array (only `unique` reads them).
-        self.buckets = [array("q") for _ in range(256 if repeated else 1)]
+        #: Digests of named cases in buckets by their low bits: merging (`repeated`) works a
+        #: bucket at a time, and so does counting `unique`, so that no set of a million
+        #: Python ints is ever built (64 buckets when only `unique` reads them).
+        self.buckets = [array("q") for _ in range(256 if repeated else 64)]
         self.quiet_passed = 0
         self.quiet_skipped = 0
         self.quiet_flaky = 0
@@ -497,7 +498,8 @@ class _Counter:
     ) -> None:
         """The default rule: this case is one run of a test, whatever other cases say."""
         if merge:
-            self.buckets[0].append((hash(key) ^ self.salt) & ~3)
+            digest = hash(key) ^ self.salt
+            self.buckets[digest % len(self.buckets)].append(digest & ~3)
         if outcome is Outcome.PASSED:
             self.quiet_passed += 1
             if flaky:
@@ -595,7 +597,7 @@ class _Counter:
                     table[key] = _combined(table.get(key), outcome)
         passed, skipped, flaky = self.quiet_passed, self.quiet_skipped, self.quiet_flaky
         if not self.repeated:
-            unique = len(set(self.buckets[0])) + self.unnamed
+            unique = sum(len(set(bucket)) for bucket in self.buckets if bucket) + self.unnamed
             tests = passed + skipped + self.failures + self.errors
             return Totals(tests, passed, self.failures, self.errors, skipped, flaky, unique,
                           self.suite_errors), self.failing
@@ -817,8 +819,7 @@ def _stream(context: etree.iterparse, counter: _Counter) -> None:
     events, before their case's; `judged` holds the cases they belong to."""
     case = counter.case
     appends = [bucket.append for bucket in counter.buckets]
-    if len(appends) == 1:
-        appends *= 256
+    appends *= 256 // len(appends)  # index by the low 8 bits: bucket = digest % buckets
     current, salt = counter.current, counter.salt  # refreshed at each suite element's end
     prefilter: Container[str] = counter.prefilter if counter.requested else frozenset()
     if counter.identities is not None:
