@@ -1,19 +1,25 @@
-"""Benchmark: the gate's JUnit reader against a bare `lxml.etree.iterparse` pass.
+"""Benchmark: the gate's JUnit reader against the floor, a bare lxml iterparse pass.
 
-    python -m bench.junit_bench [--sizes 10000,100000,1000000] [--repeat 2] [--keep DIR]
+    python -m bench.junit_bench [--sizes 200000,1000000] [--glob 1000x1000] [--repeat 1]
 
-Generates JUnit files (about 200 bytes per case, 1% failures with a traceback, suites of
-1,000 cases) into a temporary folder, then reads each in a fresh child process per
-measurement and reports wall time of the read and the child's peak resident memory
-(`VmHWM` from /proc, which unlike `ru_maxrss` does not include the forked copy of this
-process before exec). The bare pass is the usual streaming idiom: every `end` event,
-`clear()` and unlink earlier siblings. Targets (issue 3): within 2x of the bare pass, peak
-memory under 150 MB at 1M cases, linear growth. Not run by the test suite.
+Shapes: `plain` (passing cases are empty elements) and `output` (every passing case has a
+`<system-out>` child, as most frameworks write); about 200/260 bytes per case, 1% failures
+with a traceback, suites of 1,000 cases. Plus a glob of N files of M cases (`output` shape)
+read as one run. Each measurement runs in a fresh child process and reports wall and CPU
+time and the child's peak resident memory (`VmHWM`, which unlike `ru_maxrss` does not
+include the forked copy of this process before exec).
+
+The floor does the same minimal work with the same lxml settings on the same file: the
+reader's iterparse flags and tag filter, reading the file by name (no size cap, no hash),
+counting testcases and result elements, clearing each case and unlinking what came before
+it. Targets (issue 14): reader <= 1.5x the floor at 200k and 1M cases with system-out and
+on the 1,000-file glob; peak memory <= 80 MB at 1M. Not run by the test suite.
 """
 
 from __future__ import annotations
 
 import argparse
+import glob
 import json
 import resource
 import subprocess
@@ -25,7 +31,8 @@ from pathlib import Path
 
 from lxml import etree
 
-from gate.evidence.junit_reader import read_junit_file
+from gate.evidence.junit import read_run
+from gate.evidence.junit_reader import _CHUNK, _TAGS, read_junit_file
 
 SUITE_SIZE = 1000
 FAILURE_EVERY = 100  # 1%
@@ -36,18 +43,22 @@ _TRACEBACK = (
 )
 
 
-def _lines(cases: int) -> Iterator[str]:
+_OUTPUT = "<system-out>collected 3 items; setup ok; teardown ok</system-out>"
+
+
+def _lines(cases: int, output: bool = False, start_index: int = 0) -> Iterator[str]:
     yield '<?xml version="1.0" encoding="utf-8"?>\n<testsuites name="bench">\n'
-    for start in range(0, cases, SUITE_SIZE):
+    for start in range(start_index, start_index + cases, SUITE_SIZE):
         module = f"tests/unit/module_{start // SUITE_SIZE:05d}"
         classname = module.replace("/", ".") + ".TestBehaviour"
+        size = min(SUITE_SIZE, start_index + cases - start)
         yield (
-            f'<testsuite name="{module}" tests="{min(SUITE_SIZE, cases - start)}"'
-            f' timestamp="2026-08-27T18:05:00.000+00:00" hostname="runner-1">\n'
+            f'<testsuite name="{module}" tests="{size}" failures="{size // FAILURE_EVERY}"'
+            ' timestamp="2026-08-27T18:05:00.000+00:00" hostname="runner-1">\n'
             '<properties><property name="claim-gate.commit"'
             ' value="0123456789abcdef0123456789abcdef01234567"/></properties>\n'
         )
-        for index in range(start, min(start + SUITE_SIZE, cases)):
+        for index in range(start, start + size):
             head = (
                 f'<testcase classname="{classname}"'
                 f' name="test_case_{index:07d}_behaves_as_the_spec_says"'
@@ -60,17 +71,19 @@ def _lines(cases: int) -> Iterator[str]:
                     f'{head}>\n<failure message="assert 6 == 7" type="AssertionError">'
                     f"{text}</failure>\n</testcase>\n"
                 )
+            elif output:
+                yield f"{head}>\n{_OUTPUT}\n</testcase>\n"
             else:
                 yield f"{head}/>\n"
         yield "</testsuite>\n"
     yield "</testsuites>\n"
 
 
-def generate(path: Path, cases: int) -> Path:
+def generate(path: Path, cases: int, output: bool = False, start_index: int = 0) -> Path:
     """Write a JUnit file with `cases` test cases, 1% of them failing."""
     with path.open("w", encoding="utf-8") as handle:
         buffer: list[str] = []
-        for line in _lines(cases):
+        for line in _lines(cases, output, start_index):
             buffer.append(line)
             if len(buffer) >= 4096:
                 handle.write("".join(buffer))
@@ -86,27 +99,44 @@ def _peak_kib() -> int:
     return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 
 
-def _measure(mode: str, path: Path) -> dict[str, float | int]:
-    """Run in the child: read once, report seconds and peak memory."""
-    baseline = _peak_kib()
-    cpu_before = resource.getrusage(resource.RUSAGE_SELF)
-    started = time.perf_counter()
-    if mode == "reader":
-        read = read_junit_file(path)
-        tests = read.totals.tests
-        failures = read.totals.failures
-    else:
-        tests = failures = 0
-        for _event, element in etree.iterparse(str(path), events=("end",)):
-            if element.tag == "testcase":
-                tests += 1
-            elif element.tag == "failure":
-                failures += 1
+def _floor(path: str) -> tuple[int, int]:
+    """The bare pass: the reader's lxml settings, counting cases and result elements."""
+    tests = results = 0
+    for _event, element in etree.iterparse(
+        path, events=("end",), tag=_TAGS, resolve_entities=False, load_dtd=False,
+        no_network=True, huge_tree=False, remove_comments=True, remove_pis=True,
+        chunk_size=_CHUNK,
+    ):
+        if element.tag == "testcase":
+            tests += 1
             element.clear()
             parent = element.getparent()
             if parent is not None:
                 while element.getprevious() is not None:
                     del parent[0]
+        else:
+            results += 1
+    return tests, results
+
+
+def _measure(mode: str, target: str) -> dict[str, float | int]:
+    """Run in the child: read once (a file, or every file of a glob), report time and memory."""
+    baseline = _peak_kib()
+    cpu_before = resource.getrusage(resource.RUSAGE_SELF)
+    started = time.perf_counter()
+    paths = sorted(glob.glob(target)) if any(c in target for c in "*?[") else [target]  # noqa: PTH207
+    tests = failures = 0
+    if mode == "reader":
+        if len(paths) == 1:
+            read = read_junit_file(Path(paths[0]))
+            tests, failures = read.totals.tests, read.totals.failures
+        else:
+            run = read_run([target])
+            tests, failures = run.totals.tests, run.totals.failures
+    else:
+        for path in paths:
+            counted, results = _floor(path)
+            tests, failures = tests + counted, failures + results
     seconds = time.perf_counter() - started
     cpu_after = resource.getrusage(resource.RUSAGE_SELF)
     cpu = (cpu_after.ru_utime - cpu_before.ru_utime) + (cpu_after.ru_stime - cpu_before.ru_stime)
@@ -114,7 +144,7 @@ def _measure(mode: str, path: Path) -> dict[str, float | int]:
             "baseline_kib": baseline, "tests": tests, "failures": failures}
 
 
-def _child(mode: str, path: Path) -> dict[str, float | int]:
+def _child(mode: str, path: Path | str) -> dict[str, float | int]:
     root = Path(__file__).resolve().parent.parent
     result = subprocess.run(
         [sys.executable, "-m", "bench.junit_bench", "--measure", mode, str(path)],
@@ -124,34 +154,54 @@ def _child(mode: str, path: Path) -> dict[str, float | int]:
     return measured
 
 
-def run(sizes: Sequence[int], repeat: int, folder: Path) -> list[dict[str, float | int]]:
-    rows: list[dict[str, float | int]] = []
+def _compare(label: str, cases: int, target: Path | str, mb: float,
+             repeat: int) -> dict[str, float | int | str]:
+    row: dict[str, float | int | str] = {"shape": label, "cases": cases, "mb": mb}
+    # Alternate the two so that a burst of load from other jobs hits both alike.
+    runs: dict[str, list[dict[str, float | int]]] = {"bare": [], "reader": []}
+    for _ in range(repeat):
+        for mode in ("bare", "reader"):
+            runs[mode].append(_child(mode, target))
+    for mode, measured in runs.items():
+        row[f"{mode}_s"] = min(float(r["seconds"]) for r in measured)
+        row[f"{mode}_cpu_s"] = min(float(r["cpu_seconds"]) for r in measured)
+        row[f"{mode}_peak_mib"] = max(int(r["peak_kib"]) for r in measured) / 1024
+        row["baseline_mib"] = int(measured[0]["baseline_kib"]) / 1024
+        row[f"{mode}_tests"] = int(measured[0]["tests"])
+    if row["reader_tests"] != cases:
+        raise SystemExit(f"{label}: the reader counted {row['reader_tests']} of {cases}")
+    row["ratio"] = float(row["reader_s"]) / float(row["bare_s"])
+    row["cpu_ratio"] = float(row["reader_cpu_s"]) / float(row["bare_cpu_s"])
+    print(_format(row), flush=True)
+    return row
+
+
+def run(sizes: Sequence[int], repeat: int, folder: Path,
+        glob_shape: tuple[int, int] | None) -> list[dict[str, float | int | str]]:
+    rows = []
     for cases in sizes:
-        path = generate(folder / f"junit-{cases}.xml", cases)
-        row: dict[str, float | int] = {"cases": cases, "mb": path.stat().st_size / 1e6}
-        # Alternate the two so that a burst of load from other jobs hits both alike.
-        runs: dict[str, list[dict[str, float | int]]] = {"bare": [], "reader": []}
-        for _ in range(repeat):
-            for mode in ("bare", "reader"):
-                runs[mode].append(_child(mode, path))
-        for mode, measured in runs.items():
-            row[f"{mode}_s"] = min(float(r["seconds"]) for r in measured)
-            row[f"{mode}_cpu_s"] = min(float(r["cpu_seconds"]) for r in measured)
-            row[f"{mode}_peak_mib"] = max(int(r["peak_kib"]) for r in measured) / 1024
-            row["baseline_mib"] = int(measured[0]["baseline_kib"]) / 1024
-            row[f"{mode}_tests"] = int(measured[0]["tests"])
-        row["ratio"] = float(row["reader_s"]) / float(row["bare_s"])
-        row["cpu_ratio"] = float(row["reader_cpu_s"]) / float(row["bare_cpu_s"])
-        rows.append(row)
-        print(_format(row), flush=True)
+        for output in (False, True):
+            path = generate(folder / f"junit-{cases}-{output}.xml", cases, output)
+            label = "output" if output else "plain"
+            rows.append(_compare(label, cases, path, path.stat().st_size / 1e6, repeat))
+            path.unlink()
+    if glob_shape is not None:
+        files, each = glob_shape
+        shard = folder / "glob"
+        shard.mkdir()
+        for number in range(files):
+            generate(shard / f"TEST-{number:05d}.xml", each, True, number * each)
+        size = sum(p.stat().st_size for p in shard.iterdir()) / 1e6
+        rows.append(_compare(f"glob {files}x{each}", files * each, str(shard / "*.xml"),
+                             size, repeat))
     return rows
 
 
-def _format(row: dict[str, float | int]) -> str:
+def _format(row: dict[str, float | int | str]) -> str:
     return (
-        f"| {int(row['cases']):>9,} | {float(row['mb']):5.0f} MB"
-        f" | {float(row['bare_s']):5.2f} s ({float(row['bare_cpu_s']):5.2f} s CPU)"
-        f" | {float(row['reader_s']):5.2f} s ({float(row['reader_cpu_s']):5.2f} s CPU)"
+        f"| {row['shape']!s:>14} | {int(row['cases']):>9,} | {float(row['mb']):5.0f} MB"
+        f" | {float(row['bare_s']):6.2f} s ({float(row['bare_cpu_s']):6.2f} s CPU)"
+        f" | {float(row['reader_s']):6.2f} s ({float(row['reader_cpu_s']):6.2f} s CPU)"
         f" | {float(row['ratio']):4.2f}x ({float(row['cpu_ratio']):4.2f}x CPU)"
         f" | {float(row['bare_peak_mib']):5.1f} MiB | {float(row['reader_peak_mib']):5.1f} MiB"
         f" | {float(row['baseline_mib']):4.1f} MiB |"
@@ -159,37 +209,36 @@ def _format(row: dict[str, float | int]) -> str:
 
 
 HEADER = (
-    "| cases | file | bare iterparse | reader | reader/bare | bare peak | reader peak"
-    " | interpreter alone |\n|---:|---:|---:|---:|---:|---:|---:|---:|"
+    "| shape | cases | files | floor (bare iterparse) | reader | reader/floor | floor peak"
+    " | reader peak | interpreter alone |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--sizes", default="10000,100000,1000000")
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--keep", type=Path, help="write the files here and keep them")
+    parser.add_argument("--sizes", default="200000,1000000")
+    parser.add_argument("--glob", default="1000x1000", help="FILESxCASES, or 'none'")
+    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--keep", type=Path, help="write the files here (deleted as it goes)")
     parser.add_argument("--measure", nargs=2, metavar=("MODE", "FILE"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.measure:
         mode, file = args.measure
-        print(json.dumps(_measure(mode, Path(file))))
+        print(json.dumps(_measure(mode, file)))
         return 0
-    sizes = [int(size) for size in args.sizes.split(",")]
+    sizes = [int(size) for size in args.sizes.split(",") if size]
+    shape = None if args.glob == "none" else tuple(int(n) for n in args.glob.split("x"))
     print(HEADER, flush=True)
     if args.keep:
         args.keep.mkdir(parents=True, exist_ok=True)
-        rows = run(sizes, args.repeat, args.keep)
+        rows = run(sizes, args.repeat, args.keep, shape)  # type: ignore[arg-type]
     else:
         with tempfile.TemporaryDirectory(prefix="junit-bench-") as folder:
-            rows = run(sizes, args.repeat, Path(folder))
-    if len(rows) > 1:
-        first, last = rows[0], rows[-1]
-        scale = float(last["cases"]) / float(first["cases"])
-        print(f"growth x{scale:.0f} cases: reader CPU time x"
-              f"{float(last['reader_cpu_s']) / float(first['reader_cpu_s']):.1f} (wall x"
-              f"{float(last['reader_s']) / float(first['reader_s']):.1f}), reader peak memory x"
-              f"{float(last['reader_peak_mib']) / float(first['reader_peak_mib']):.2f}")
+            rows = run(sizes, args.repeat, Path(folder), shape)  # type: ignore[arg-type]
+    worst = max(rows, key=lambda row: float(row["ratio"]))
+    peak = max(float(row["reader_peak_mib"]) for row in rows)
+    print(f"worst ratio {float(worst['ratio']):.2f}x ({worst['shape']}, {int(worst['cases']):,}"
+          f" cases); reader peak memory at most {peak:.1f} MiB")
     return 0
 
 

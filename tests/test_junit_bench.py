@@ -17,3 +17,13 @@ def test_generated_files_read_to_their_design(tmp_path: Path) -> None:
     assert read.time.source == "timestamp"
     assert read.failing[0].file == "tests/unit/module_00000.py"
     assert 150 < path.stat().st_size / 2500 < 250
+
+
+def test_the_output_shape_gives_every_passing_case_a_system_out(tmp_path: Path) -> None:
+    path = generate(tmp_path / "junit.xml", 2500, output=True)
+    read = read_junit_file(path)
+    assert read.totals.tests == 2500
+    assert read.totals.unique == 2500
+    assert read.totals.failures == 25
+    assert read.mismatches == ()  # the generator's suite attributes agree with the cases
+    assert path.read_text(encoding="utf-8").count("<system-out>") == 2475

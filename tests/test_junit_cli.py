@@ -48,7 +48,7 @@ def test_passing_junit_after_the_edit_verifies(tmp_path: Path) -> None:
     code, out, err = _cli("verify", str(_claim(tmp_path)), "--junit", str(junit))
     assert (code, err) == (0, "")
     assert out.startswith("VERIFIED")
-    assert "junit (1 file(s)): tests 2, passed 2, failures 0" in out
+    assert "junit (1 file(s)): tests 2 (unique 2), passed 2, failures 0" in out
 
 
 def test_failing_junit_after_the_edit_refutes_and_lists_the_failure(tmp_path: Path) -> None:
@@ -62,14 +62,36 @@ def test_failing_junit_after_the_edit_refutes_and_lists_the_failure(tmp_path: Pa
 
 
 def test_verify_text_lists_flaky_tests(tmp_path: Path) -> None:
+    """Repeated cases are reruns by the policy's word (issue 14); without it, two runs."""
     junit = tmp_path / "junit.xml"
     junit.write_text(
         '<testsuite name="s" timestamp="2026-08-27T18:06:00Z">'
         '<testcase classname="c" name="t"><failure message="first"/></testcase>'
         '<testcase classname="c" name="t"/></testsuite>', encoding="utf-8")
-    code, out, _err = _cli("verify", str(_claim(tmp_path)), "--junit", str(junit))
+    policy = tmp_path / "policy.yml"
+    policy.write_text("id: reruns\njunit:\n  reruns: repeated-cases\n", encoding="utf-8")
+    code, out, _err = _cli("verify", str(_claim(tmp_path)), "--junit", str(junit),
+                           "--policy", str(policy))
     assert code == 0
     assert "  flaky tests (1, passed on a later attempt):\n  - FLAKY c::t\n" in out
+    code, out, _err = _cli("verify", str(_claim(tmp_path)), "--junit", str(junit))
+    assert code == 2
+    assert "tests 2 (unique 1), passed 1, failures 1" in out
+
+
+def test_a_misspelt_junit_policy_section_is_refused(tmp_path: Path) -> None:
+    junit = _junit(tmp_path, Case("test_login"))
+    policy = tmp_path / "policy.yml"
+    policy.write_text("id: reruns\njunit:\n  reruns: repeated\n", encoding="utf-8")
+    code, _out, err = _cli("verify", str(_claim(tmp_path)), "--junit", str(junit),
+                           "--policy", str(policy))
+    assert code == 3
+    assert "junit.reruns: 'repeated' is not one of separate, repeated-cases" in err
+    policy.write_text("id: reruns\njunit:\n  rerun: separate\n", encoding="utf-8")
+    code, _out, err = _cli("verify", str(_claim(tmp_path)), "--junit", str(junit),
+                           "--policy", str(policy))
+    assert code == 3
+    assert "junit: unknown key 'rerun'" in err
 
 
 def test_junit_written_before_the_edit_is_unverified(tmp_path: Path) -> None:
@@ -155,11 +177,13 @@ def test_junit_command_text(tmp_path: Path) -> None:
     code, out, err = _cli("junit", str(junit))
     assert (code, err) == (0, "")
     lines = out.splitlines()
-    assert lines[0] == (f"{junit}: tests 3, passed 1, failures 0, errors 1, skipped 1, flaky 0")
+    assert lines[0] == (f"{junit}: tests 3 (unique 3), passed 1, failures 0, errors 1,"
+                        " skipped 1, flaky 0")
     assert lines[1] == "  time 2026-08-27T18:06:00Z (timestamp: the earliest suite timestamp" \
         " (it carries a zone))"
     assert "  - ERROR tests.test_x.TestY::test_b: boom" in lines
-    assert "total (1 file(s)): tests 3, passed 1, failures 0, errors 1, skipped 1, flaky 0" in lines
+    assert ("total (1 file(s)): tests 3 (unique 3), passed 1, failures 0, errors 1, skipped 1,"
+            " flaky 0") in lines
     assert lines[-1] == "  - ERROR tests.test_x.TestY::test_b: boom"
 
 
@@ -196,7 +220,8 @@ def test_junit_command_json_per_file_and_total(tmp_path: Path) -> None:
     assert document["files"][1]["failing_tests"][0]["outcome"] == "failure"
     assert document["total"] == {
         "files": 2, "tests": 2, "passed": 1, "failures": 1, "errors": 0, "skipped": 0,
-        "flaky": 0, "failing_tests": ["tests.test_x.TestY::test_b"],
+        "flaky": 0, "unique": 2, "suite_errors": 0,
+        "failing_tests": ["tests.test_x.TestY::test_b"],
     }
 
 

@@ -2,7 +2,9 @@
 
 Files with expected counts are compared under their source project's own convention (its
 notes in MANIFEST.tsv): dorny, test-summary and launchable fold errors into failures;
-mikepenz merges retries; EnricoMi counts each `<testcase>` by its most severe result. Where
+mikepenz merges retries (the files of tools that write reruns as repeated cases are read
+with the policy switch `junit.reruns: repeated-cases`, REPEATED_CASES); EnricoMi counts
+each `<testcase>` by its most severe result. Where
 our counting rule differs on purpose, DIFFERENT_ON_PURPOSE says why and the test checks our
 figure instead. Files without expectations must read without error or be refused on purpose
 (REFUSED) with a clear message.
@@ -19,7 +21,8 @@ import pytest
 
 from gate.claim.errors import InvalidInput
 from gate.claim.junit_facts import Totals
-from gate.evidence.junit_reader import read_junit_file
+from gate.claim.junit_options import JUnitOptions, Reruns
+from gate.evidence.junit_reader import NotJUnit, read_junit_file
 
 CORPUS = Path(__file__).parent / "data" / "junit-corpus"
 
@@ -50,25 +53,10 @@ ROWS = _rows()
 
 #: Files whose source counts differently from our rule on purpose: (our totals, why).
 DIFFERENT_ON_PURPOSE: dict[str, tuple[Totals, str]] = {
-    "EnricoMi__publish-unit-test-result-action/latex-utensils.xml": (
-        Totals(tests=101, passed=101),
-        "EnricoMi counts 109 <testcase> elements; 8 titles repeat, and our rule merges cases"
-        " with one identity in one file as attempts of one test (EnricoMi's own .results.json"
-        " also reports 101 unique tests)",
-    ),
     "EnricoMi__publish-unit-test-result-action/no-attributes.xml": (
-        Totals(tests=4, passed=1, failures=1, errors=1, skipped=1),
+        Totals(tests=4, passed=1, failures=1, errors=1, skipped=1, unique=4),
         "EnricoMi drops cases with neither name nor classname (0 in its per-case list) but its"
         " summary says 4 tests, 1 each; we never drop a case: an unnamed failure still fails",
-    ),
-    "dorny__test-reporter/TEST-org.apache.pulsar.AddMissingPatchVersionTest.xml": (
-        Totals(tests=1, failures=1),
-        "dorny's no-merge report counts the two testVersionStrings cases (skipped, then"
-        " failed) as two tests; we count attempts of one test, whose last attempt failed",
-    ),
-    "jenkinsci__junit-plugin/junit-report-bad-duration.xml": (
-        Totals(tests=1, passed=1),
-        "Jenkins keeps both cases of the same name; we merge them as attempts of one test",
     ),
     "mikepenz__action-junit-report/expectedRetries.xml": (
         Totals(),
@@ -76,6 +64,15 @@ DIFFERENT_ON_PURPOSE: dict[str, tuple[Totals, str]] = {
         " not XML, so the gate refuses it (see REFUSED)",
     ),
 }
+
+#: Files of tools that write a rerun as another <testcase> with the same identity (gotestsum
+#: --rerun-fails, pytest-rerunfailures without a rerun plugin): the source project (mikepenz)
+#: merges them, and so does the gate when the policy says `junit.reruns: repeated-cases`.
+REPEATED_CASES: dict[str, str] = {
+    "mikepenz__action-junit-report/junit-server-test__report.xml": "gotestsum --rerun-fails",
+    "mikepenz__action-junit-report/flaky_with_classname_file.xml": "pytest reruns as cases",
+}
+REPEATED = JUnitOptions(Reruns.REPEATED_CASES)
 
 #: Files the gate refuses on purpose, and the words its message must contain.
 REFUSED: dict[str, str] = {
@@ -123,11 +120,15 @@ def test_corpus_file(row: Row) -> None:
         message = str(caught.value)
         assert message.startswith(str(path)), message
         assert REFUSED[key] in message
+        # a well-formed file with another root is "not JUnit" (skipped by artifact readers);
+        # malformed XML stays plain invalid input, never skipped
+        assert isinstance(caught.value, NotJUnit) == ("root element is" in REFUSED[key])
         if "well-formed" in message or "Unescaped" in message:
             assert re.match(rf"^{re.escape(str(path))}:\d+:\d+: ", message), message
         return
-    read = read_junit_file(path)
+    read = read_junit_file(path, options=REPEATED if key in REPEATED_CASES else JUnitOptions())
     totals = read.totals
+    assert totals.unique <= totals.tests
     assert totals.tests == totals.passed + totals.failures + totals.errors + totals.skipped
     assert len(read.failing) == totals.failures + totals.errors
     assert totals.flaky <= totals.passed
@@ -159,24 +160,28 @@ def test_expected_counts_are_checked_for_most_files() -> None:
     assert len(with_counts) >= 40
 
 
-def test_mikepenz_retries_merge_into_flaky_passes() -> None:
-    read = read_junit_file(
-        CORPUS / "files/mikepenz__action-junit-report/flaky_with_classname_file.xml"
-    )
-    assert read.totals == Totals(tests=3, passed=3, flaky=1)
+def test_mikepenz_retries_merge_into_flaky_passes_only_with_the_switch() -> None:
+    path = CORPUS / "files/mikepenz__action-junit-report/flaky_with_classname_file.xml"
+    read = read_junit_file(path, options=REPEATED)
+    assert read.totals == Totals(tests=3, passed=3, flaky=1, unique=3)
     assert read.flaky == ("test_foo.TestFoo::test_foo",)
+    separate = read_junit_file(path)  # nothing in the file marks the repeats as reruns
+    assert separate.totals == Totals(tests=5, passed=3, failures=1, errors=1, unique=3)
+    # the hand-written suite says failures="1" errors="2" over its 2 failing elements
+    (mismatch,) = separate.mismatches
+    assert (mismatch.stated_failing, mismatch.counted_failing) == (3, 2)
 
 
 def test_surefire_flaky_failure_is_a_flaky_pass() -> None:
     read = read_junit_file(CORPUS / "files/jenkinsci__junit-plugin/TEST-io.olamy.FlakyTest.xml")
-    assert read.totals == Totals(tests=1, passed=1, flaky=1)
+    assert read.totals == Totals(tests=1, passed=1, flaky=1, unique=1)
 
 
 def test_surefire_error_with_reruns_stays_an_error() -> None:
     read = read_junit_file(
         CORPUS / "files/allure-framework__allure2/TEST-test.RetryTest.xml"
     )
-    assert read.totals == Totals(tests=1, errors=1)
+    assert read.totals == Totals(tests=1, errors=1, unique=1)
 
 
 def test_failure_place_comes_from_attributes_or_text() -> None:

@@ -13,7 +13,7 @@ from gate.claim.facts import Facts, Origin
 from gate.claim.junit_facts import JUnitRun
 from gate.claim.model import Claim, Mutation, Task, VerdictState
 from gate.claim.policy import default_policy
-from gate.claim.policy_parse import parse_policy_text
+from gate.claim.policy_parse import parse_policy_document, parse_policy_text
 from gate.claim.schema import validator
 from gate.engine.decide import decide
 from gate.evidence.junit import VERIFIER_ID, read_run, required_tests, run_evidence
@@ -53,7 +53,7 @@ def test_a_passing_run_is_independent_gate_evidence_that_verifies(tmp_path: Path
     assert evidence.expected == {"failures": 0, "errors": 0}
     assert evidence.observed_value == {
         "tests": 2, "passed": 1, "failures": 0, "errors": 0, "skipped": 1, "flaky": 0,
-        "failing_tests": [], "flaky_tests": [],
+        "unique": 2, "suite_errors": 0, "failing_tests": [], "flaky_tests": [],
     }
     assert evidence.extensions["x-junit"]["files"][0]["time_source"] == "timestamp"
     assert list(validator("#/$defs/evidence").iter_errors(dump_evidence(evidence))) == []
@@ -87,18 +87,29 @@ def test_all_skipped_is_absence_not_a_pass(tmp_path: Path) -> None:
     assert verdict.unmet[0].code == "all_skipped"
 
 
-def test_a_flaky_rerun_passes_and_is_reported(tmp_path: Path) -> None:
+def test_a_flaky_rerun_passes_and_is_reported_only_when_the_policy_says_reruns_repeat(
+    tmp_path: Path,
+) -> None:
+    """Issue 14: a repeated case is a rerun only by the policy's word (or a rerun marker in
+    the report); by default the failing case stands and refutes."""
     text = (
         f'<testsuite name="s" timestamp="{AFTER}">'
         '<testcase classname="c" name="t"><failure message="first"/></testcase>'
         '<testcase classname="c" name="t"/></testsuite>'
     )
     (tmp_path / "junit.xml").write_text(text, encoding="utf-8")
-    item = run_evidence(read_run([str(tmp_path / "junit.xml")]))
+    reruns = parse_policy_document(
+        {"id": "p", "junit": {"reruns": "repeated-cases"}}, "policy.yml")
+    item = run_evidence(read_run([str(tmp_path / "junit.xml")], options=reruns.junit))
     assert item.evidence.observed_value["flaky"] == 1
     assert item.evidence.observed_value["flaky_tests"] == ["c::t"]
     assert item.evidence.observed_value["failures"] == 0
-    assert decide(_claim(), Facts.of([item]), default_policy(), NOW).state is VerdictState.VERIFIED
+    assert decide(_claim(), Facts.of([item]), reruns, NOW).state is VerdictState.VERIFIED
+    separate = run_evidence(read_run([str(tmp_path / "junit.xml")]))
+    assert separate.evidence.observed_value["failures"] == 1
+    assert separate.evidence.observed_value["flaky"] == 0
+    verdict = decide(_claim(), Facts.of([separate]), default_policy(), NOW)
+    assert verdict.state is VerdictState.REFUTED
 
 
 @pytest.mark.parametrize(

@@ -1,20 +1,23 @@
 """The streaming reader against a naive reading of the documented counting rule.
 
-The oracle below loads the whole tree and applies the rule as the module docstring states
-it, in the most obvious way (every attempt kept by name). The streaming reader keeps
-digests instead of names and takes shortcuts for plain passing cases; it must agree on
-every corpus file and on generated files full of repeats, retries and skips.
+The oracle below loads the whole tree and applies the rule as docs/junit.md states it, in
+the most obvious way (every case kept by name), for both settings of `junit.reruns`. The
+streaming reader keeps digests instead of names and takes shortcuts for plain passing
+cases; it must agree on every corpus file and on generated files full of repeats, retries
+and skips.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
 from gate.claim.junit_facts import Totals
+from gate.claim.junit_options import JUnitOptions, Reruns
 from gate.evidence.junit_reader import read_junit_file
 from tests.test_junit_corpus import CORPUS, REFUSED, ROWS
 
@@ -27,11 +30,14 @@ def _local(tag: str) -> str:
     return tag.rsplit("}", 1)[-1]
 
 
-def oracle(path: Path) -> tuple[Totals, set[str]]:
-    """Totals and failing identities, by the rule, from the whole tree."""
+def oracle(path: Path, repeated: bool = False) -> tuple[Totals, set[str]]:
+    """Totals and failing identities, by the rule, from the whole tree. By default each case
+    is one test; `repeated`: same-identity cases in one suite element are its attempts."""
     root = etree.parse(str(path), etree.XMLParser(resolve_entities=False)).getroot()
     attempts: dict[tuple[int, str], list[tuple[int, bool]]] = {}
     unnamed = 0
+    suite_errors = 0
+    cases: list[tuple[tuple[int, str], int, bool]] = []  # every case, in order
     scope = 0  # attempts merge only within one <testsuite> element: count the closed ones
     for _, element in etree.iterwalk(root, events=("end",)):
         if not isinstance(element.tag, str):
@@ -59,6 +65,7 @@ def oracle(path: Path) -> tuple[Totals, set[str]]:
             severity, retried = _SEVERITY[tag], False
             name, classname = f"({tag} outside any testcase)", ""
             suite = parent.get("name") or ""
+            suite_errors += 1
         else:
             continue
         if not name and not classname:
@@ -69,8 +76,22 @@ def oracle(path: Path) -> tuple[Totals, set[str]]:
         else:
             key = f"{suite}::{name}" if suite else name
         attempts.setdefault((scope, key), []).append((severity, retried and severity == 0))
+        cases.append(((scope, key), severity, retried and severity == 0))
     tests = passed = failures = errors = skipped = flaky = 0
     failing: set[str] = set()
+    if not repeated:
+        for (_, key), severity, was_flaky in cases:
+            tests += 1
+            passed += severity == 0
+            flaky += was_flaky
+            skipped += severity == 1
+            failures += severity == 2
+            errors += severity == 3
+            if severity >= 2:
+                failing.add(key)
+        unique = len({scoped for scoped, _, _ in cases})
+        return Totals(tests, passed, failures, errors, skipped, flaky, unique,
+                      suite_errors), failing
     for (_, key), tries in attempts.items():
         final = tries[-1][0]
         tests += 1
@@ -85,17 +106,25 @@ def oracle(path: Path) -> tuple[Totals, set[str]]:
                 errors += 1
             else:
                 failures += 1
-    return Totals(tests, passed, failures, errors, skipped, flaky), failing
+    return Totals(tests, passed, failures, errors, skipped, flaky, tests, suite_errors), failing
 
 
-def test_the_reader_agrees_with_the_oracle_on_the_corpus() -> None:
+_MODES = pytest.mark.parametrize("repeated", [False, True], ids=["separate", "repeated"])
+
+
+def _options(repeated: bool) -> JUnitOptions:
+    return JUnitOptions(Reruns.REPEATED_CASES if repeated else Reruns.SEPARATE)
+
+
+@_MODES
+def test_the_reader_agrees_with_the_oracle_on_the_corpus(repeated: bool) -> None:
     checked = 0
     for row in ROWS:
         if row.path.removeprefix("files/") in REFUSED:
             continue
         path = CORPUS / row.path
-        read = read_junit_file(path)
-        totals, failing = oracle(path)
+        read = read_junit_file(path, options=_options(repeated))
+        totals, failing = oracle(path, repeated)
         assert read.totals == totals, row.path
         assert {test.identity for test in read.failing} == failing, row.path
         checked += 1
@@ -135,15 +164,17 @@ def _document(suites: list[tuple[str, list[tuple[str, str, str, str]], bool]]) -
     return "".join(parts)
 
 
+@_MODES
 @settings(max_examples=300, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.lists(_SUITE, min_size=1, max_size=4))
+@given(suites=st.lists(_SUITE, min_size=1, max_size=4))
 def test_the_reader_agrees_with_the_oracle_on_generated_files(
-    tmp_path: Path, suites: list[tuple[str, list[tuple[str, str, str, str]], bool]]
+    tmp_path: Path, suites: list[tuple[str, list[tuple[str, str, str, str]], bool]],
+    repeated: bool,
 ) -> None:
     path = tmp_path / "generated.xml"
     path.write_text(_document(suites), encoding="utf-8")
-    read = read_junit_file(path)
-    totals, failing = oracle(path)
+    read = read_junit_file(path, options=_options(repeated))
+    totals, failing = oracle(path, repeated)
     assert read.totals == totals
     assert {test.identity for test in read.failing} == failing

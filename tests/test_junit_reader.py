@@ -11,6 +11,7 @@ import pytest
 
 from gate.claim.errors import InvalidInput
 from gate.claim.junit_facts import Outcome, Totals
+from gate.claim.junit_options import JUnitOptions, Reruns
 from gate.evidence.junit_names import aliases, identity, pytest_node_id
 from gate.evidence.junit_reader import read_junit_file
 from gate.evidence.junit_time import parse_suite_timestamp
@@ -34,7 +35,7 @@ def test_each_case_counts_by_its_most_severe_result(tmp_path: Path) -> None:
         '<testcase classname="c" name="h" status="run" result="completed"/>'
     ))
     read = read_junit_file(path)
-    assert read.totals == Totals(tests=8, passed=2, failures=1, errors=1, skipped=4)
+    assert read.totals == Totals(tests=8, passed=2, failures=1, errors=1, skipped=4, unique=8)
     assert [(t.identity, t.outcome) for t in read.failing] == [
         ("c::a", Outcome.ERROR), ("c::b", Outcome.FAILURE)
     ]
@@ -42,10 +43,16 @@ def test_each_case_counts_by_its_most_severe_result(tmp_path: Path) -> None:
 
 
 def test_tests_attributes_are_ignored(tmp_path: Path) -> None:
+    """They never change the counts; a disagreement is recorded as a fact on the file."""
     path = write_text(tmp_path / "r.xml", _suite(
         '<testcase classname="c" name="a"/>', 'tests="900" failures="4" errors="3" skipped="2"'
     ))
-    assert read_junit_file(path).totals == Totals(tests=1, passed=1)
+    read = read_junit_file(path)
+    assert read.totals == Totals(tests=1, passed=1, unique=1)
+    (mismatch,) = read.mismatches
+    assert (mismatch.suite, mismatch.stated_tests, mismatch.counted_tests) == ("s", 900, 1)
+    assert (mismatch.stated_failing, mismatch.counted_failing) == (7, 0)
+    assert mismatch.hides_failures
 
 
 def test_flaky_failure_on_a_passing_case_is_a_flaky_pass(tmp_path: Path) -> None:
@@ -55,8 +62,19 @@ def test_flaky_failure_on_a_passing_case_is_a_flaky_pass(tmp_path: Path) -> None
         '<testcase classname="c" name="b"><rerunFailure/><failure message="always"/></testcase>'
     ))
     read = read_junit_file(path)
-    assert read.totals == Totals(tests=2, passed=1, failures=1, flaky=1)
+    assert read.totals == Totals(tests=2, passed=1, failures=1, flaky=1, unique=2)
     assert read.flaky == ("c::a",)
+
+
+REPEATED = JUnitOptions(Reruns.REPEATED_CASES)
+
+
+def _attempts(attempts: list[str]) -> str:
+    body = "".join(
+        f'<testcase classname="c" name="t">{"" if a == "passed" else f"<{a}/>"}</testcase>'
+        for a in attempts
+    )
+    return body + '<testcase classname="c" name="other"/>'
 
 
 @pytest.mark.parametrize(
@@ -73,19 +91,39 @@ def test_flaky_failure_on_a_passing_case_is_a_flaky_pass(tmp_path: Path) -> None
         (["flakyFailure", "passed"], Totals(tests=1, passed=1, flaky=1), ("c::t",)),
     ],
 )
-def test_repeated_identity_in_one_file_is_attempts_last_wins(
+def test_repeated_identity_with_the_switch_is_attempts_last_wins(
     tmp_path: Path, attempts: list[str], expected: Totals, flaky: tuple[str, ...]
 ) -> None:
-    body = "".join(
-        f'<testcase classname="c" name="t">{"" if a == "passed" else f"<{a}/>"}</testcase>'
-        for a in attempts
-    )
-    body += '<testcase classname="c" name="other"/>'
-    read = read_junit_file(write_text(tmp_path / "r.xml", _suite(body)))
-    assert read.totals == expected + Totals(tests=1, passed=1)
+    """`junit.reruns: repeated-cases`: the policy says the tool writes reruns as cases."""
+    path = write_text(tmp_path / "r.xml", _suite(_attempts(attempts)))
+    read = read_junit_file(path, options=REPEATED)
+    assert read.totals == expected + Totals(tests=1, passed=1, unique=2)
     assert read.flaky == flaky
+    assert read.reruns == "repeated-cases"
     if expected.failures:
         assert read.failing[0].attempts == len(attempts)
+
+
+@pytest.mark.parametrize(
+    ("attempts", "expected"),
+    [
+        (["failure", "error", "passed"], Totals(tests=3, passed=1, failures=1, errors=1)),
+        (["passed", "failure"], Totals(tests=2, passed=1, failures=1)),
+        (["passed", "passed"], Totals(tests=2, passed=2)),
+        (["failure", "skipped"], Totals(tests=2, failures=1, skipped=1)),
+        (["flakyFailure", "passed"], Totals(tests=2, passed=2, flaky=1)),
+    ],
+)
+def test_repeated_identity_by_default_is_separate_runs_and_a_failure_stands(
+    tmp_path: Path, attempts: list[str], expected: Totals
+) -> None:
+    read = read_junit_file(write_text(tmp_path / "r.xml", _suite(_attempts(attempts))))
+    assert read.totals == expected + Totals(tests=1, passed=1, unique=2)
+    assert read.reruns == "separate"
+    assert [t.identity for t in read.failing] == [
+        "c::t" for a in attempts if a in ("failure", "error")
+    ]
+    assert all(t.attempts == 1 for t in read.failing)
 
 
 def test_same_test_in_two_files_counts_twice(tmp_path: Path) -> None:
@@ -94,12 +132,13 @@ def test_same_test_in_two_files_counts_twice(tmp_path: Path) -> None:
     first = write_junit(tmp_path / "a.xml", [Suite("s", (Case("test_a"),))])
     second = write_junit(tmp_path / "b.xml", [Suite("s", (Case("test_a", result="failure"),))])
     run = read_run([str(first), str(second)])
-    assert run.totals == Totals(tests=2, passed=1, failures=1)
+    assert run.totals == Totals(tests=2, passed=1, failures=1, unique=2)
 
 
+@pytest.mark.parametrize("options", [JUnitOptions(), REPEATED], ids=["separate", "repeated"])
 @pytest.mark.parametrize("plain_pass", [True, False], ids=["plain-pass", "pass-with-output"])
 def test_a_pass_in_another_suite_element_never_hides_a_failure(
-    tmp_path: Path, plain_pass: bool
+    tmp_path: Path, plain_pass: bool, options: JUnitOptions
 ) -> None:
     """A file merged from two runs (py310 failed, py311 passed): two runs, one failure."""
     passing = ('<testcase classname="c" name="t"/>' if plain_pass else
@@ -108,39 +147,50 @@ def test_a_pass_in_another_suite_element_never_hides_a_failure(
             '<testsuite name="py310"><testcase classname="c" name="t"><failure/></testcase>'
             '</testsuite>'
             f'<testsuite name="py311">{passing}</testsuite></testsuites>\n')
-    read = read_junit_file(write_text(tmp_path / "merged.xml", text))
-    assert read.totals == Totals(tests=2, passed=1, failures=1)
+    read = read_junit_file(write_text(tmp_path / "merged.xml", text), options=options)
+    assert read.totals == Totals(tests=2, passed=1, failures=1, unique=2)
     assert [t.identity for t in read.failing] == ["c::t"]
     assert read.flaky == ()
 
 
-def test_a_failure_then_a_pass_in_one_suite_element_is_a_flaky_pass(tmp_path: Path) -> None:
+def test_a_failure_then_a_pass_in_one_suite_element_is_a_flaky_pass_only_with_the_switch(
+    tmp_path: Path,
+) -> None:
     body = ('<testcase classname="c" name="t"><failure/></testcase>'
             '<testcase classname="c" name="t"/>')
-    read = read_junit_file(write_text(tmp_path / "r.xml", _suite(body)))
-    assert read.totals == Totals(tests=1, passed=1, flaky=1)
+    path = write_text(tmp_path / "r.xml", _suite(body))
+    read = read_junit_file(path, options=REPEATED)
+    assert read.totals == Totals(tests=1, passed=1, flaky=1, unique=1)
+    separate = read_junit_file(path)
+    assert separate.totals == Totals(tests=2, passed=1, failures=1, unique=1)
 
 
 def test_unnamed_cases_are_never_merged(tmp_path: Path) -> None:
     body = "<testcase/><testcase><failure/></testcase><testcase/>"
     read = read_junit_file(write_text(tmp_path / "r.xml", _suite(body)))
-    assert read.totals == Totals(tests=3, passed=2, failures=1)
+    assert read.totals == Totals(tests=3, passed=2, failures=1, unique=3)
+    assert read_junit_file(tmp_path / "r.xml", options=REPEATED).totals == read.totals
 
 
 def test_many_passing_cases_keep_no_names(tmp_path: Path) -> None:
     body = "".join(f'<testcase classname="c" name="t{i}"/>' for i in range(5000))
     body += '<testcase classname="c" name="t17"><failure message="late"/></testcase>'
-    read = read_junit_file(write_text(tmp_path / "r.xml", _suite(body)))
-    assert read.totals == Totals(tests=5000, passed=4999, failures=1)
+    path = write_text(tmp_path / "r.xml", _suite(body))
+    read = read_junit_file(path, options=REPEATED)
+    assert read.totals == Totals(tests=5000, passed=4999, failures=1, unique=5000)
     assert read.named == {}
     assert read.failing[0].attempts == 2  # found again by its digest, not by a kept name
+    separate = read_junit_file(path)
+    assert separate.totals == Totals(tests=5001, passed=5000, failures=1, unique=5000)
+    assert separate.named == {}
 
 
 def test_suite_level_error_counts_as_an_errored_case(tmp_path: Path) -> None:
     body = '<error message="setUpClass failed">Traceback</error>'
     read = read_junit_file(write_text(tmp_path / "r.xml", _suite(body)))
-    assert read.totals == Totals(tests=1, errors=1)
+    assert read.totals == Totals(tests=1, errors=1, unique=1, suite_errors=1)
     assert read.failing[0].message == "setUpClass failed"
+    assert read.failing[0].name == "(error outside any testcase)"
 
 
 def test_nested_suites_and_namespaces(tmp_path: Path) -> None:
@@ -150,7 +200,7 @@ def test_nested_suites_and_namespaces(tmp_path: Path) -> None:
         '</testsuite></testsuite></testsuites>'
     )
     read = read_junit_file(write_text(tmp_path / "r.xml", text))
-    assert read.totals == Totals(tests=2, passed=1, failures=1)
+    assert read.totals == Totals(tests=2, passed=1, failures=1, unique=2)
     assert read.failing[0].identity == "inner::b"
     assert read.suites == 2
 
@@ -268,7 +318,7 @@ def test_times_in_any_notation_do_not_break_reading(tmp_path: Path) -> None:
         for i, t in enumerate(["1.7e-05", "0.", "-345345", "2,503.1", "1234", "nan", ""])
     )
     read = read_junit_file(write_text(tmp_path / "r.xml", _suite(body)))
-    assert read.totals == Totals(tests=7, passed=7)
+    assert read.totals == Totals(tests=7, passed=7, unique=7)
 
 
 def test_missing_file_and_directory_are_invalid_input(tmp_path: Path) -> None:
@@ -338,16 +388,20 @@ def test_identities_are_kept_only_when_asked_and_only_up_to_the_cap(tmp_path: Pa
         '<testcase classname="a" name="t1"><failure/></testcase>'
         '<testcase classname="a" name="t2"><skipped/></testcase>'
         '<testcase classname="a" name="t3"/>'
-        '<testcase classname="a" name="t1"/>'  # a rerun: the last attempt decides
+        '<testcase classname="a" name="t1"/>'  # a rerun only if the policy says so
         '<testcase name="bare"/>'
         "</testsuite></testsuites>", encoding="utf-8")
     plain = read_junit_file(report)
     assert plain.identities is None
     kept = read_junit_file(report, identities=10)
-    assert kept.identities == {"a::t1": Outcome.PASSED, "a::t2": Outcome.SKIPPED,
+    # Separate runs (the default): a failure of an identity stands, whatever follows.
+    assert kept.identities == {"a::t1": Outcome.FAILURE, "a::t2": Outcome.SKIPPED,
                                "a::t3": Outcome.PASSED, "s::bare": Outcome.PASSED}
     assert kept.identities_complete
     assert kept.totals == plain.totals
+    reruns = read_junit_file(report, identities=10, options=REPEATED)
+    assert reruns.identities is not None
+    assert reruns.identities["a::t1"] is Outcome.PASSED  # the switch: the last attempt decides
     capped = read_junit_file(report, identities=2)
     assert capped.identities is not None
     assert len(capped.identities) == 2

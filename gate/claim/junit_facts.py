@@ -3,7 +3,7 @@
 Frozen data only; the streaming reader (`junit_reader`) builds it and the evidence
 builder (`junit`) and the summary reporter read it. Nothing here grows with the number of
 passing tests: a passing test leaves its mark in the totals and nowhere else (unless a
-policy or claim named it).
+policy or claim named it). The counting rule is in docs/junit.md.
 """
 
 from __future__ import annotations
@@ -29,7 +29,10 @@ class Outcome(IntEnum):
 
 @dataclass(frozen=True)
 class Totals:
-    """Counts of tests (after merging repeated attempts within one file)."""
+    """Counts of tests. `tests` is runs, as the frameworks count (each `<testcase>`, unless
+    the policy says repeated cases are reruns); `unique` is distinct identities within each
+    `<testsuite>` element, summed; `suite_errors` is how many of the failures/errors are a
+    `<failure>`/`<error>` outside any testcase (each counted as one failing test)."""
 
     tests: int = 0
     passed: int = 0
@@ -37,6 +40,8 @@ class Totals:
     errors: int = 0
     skipped: int = 0
     flaky: int = 0
+    unique: int = 0
+    suite_errors: int = 0
 
     def __add__(self, other: Totals) -> Totals:
         return Totals(
@@ -46,6 +51,8 @@ class Totals:
             errors=self.errors + other.errors,
             skipped=self.skipped + other.skipped,
             flaky=self.flaky + other.flaky,
+            unique=self.unique + other.unique,
+            suite_errors=self.suite_errors + other.suite_errors,
         )
 
     @property
@@ -61,6 +68,8 @@ class Totals:
             "errors": self.errors,
             "skipped": self.skipped,
             "flaky": self.flaky,
+            "unique": self.unique,
+            "suite_errors": self.suite_errors,
         }
 
 
@@ -97,6 +106,44 @@ class FailingTest:
 
 
 @dataclass(frozen=True)
+class SuiteMismatch:
+    """A suite element whose own tests/failures/errors attributes disagree with the count.
+
+    `stated_failing`/`counted_failing` fold failures and errors together (writers disagree
+    on which is which); a suite stating more than was counted hides failures somewhere."""
+
+    element: str  # "testsuite" or "testsuites"
+    suite: str
+    stated_tests: int | None
+    counted_tests: int
+    stated_failing: int | None
+    counted_failing: int
+
+    @property
+    def hides_failures(self) -> bool:
+        return self.stated_failing is not None and self.stated_failing > self.counted_failing
+
+    def describe(self) -> str:
+        parts = []
+        if self.stated_tests is not None and self.stated_tests != self.counted_tests:
+            parts.append(f"tests={self.stated_tests} but {self.counted_tests} <testcase>"
+                         " element(s) counted")
+        if self.stated_failing is not None and self.stated_failing != self.counted_failing:
+            parts.append(f"failures+errors={self.stated_failing} but {self.counted_failing}"
+                         " failing element(s) counted")
+        return f"<{self.element} name={self.suite!r}>: {'; '.join(parts)}"
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "element": self.element, "suite": self.suite,
+            "stated_tests": self.stated_tests, "counted_tests": self.counted_tests,
+            "stated_failures_and_errors": self.stated_failing,
+            "counted_failures_and_errors": self.counted_failing,
+            "hides_failures": self.hides_failures,
+        }
+
+
+@dataclass(frozen=True)
 class TimeSource:
     """When the tests in one file ran, and how the reader knows (said in the evidence)."""
 
@@ -128,6 +175,12 @@ class JUnitFile:
     #: identity -> final outcome of every test, only when the reader was asked for it.
     identities: Mapping[str, Outcome] | None = None
     identities_complete: bool = True
+    #: Suites whose own count attributes disagree with what was counted (capped list).
+    mismatches: tuple[SuiteMismatch, ...] = ()
+    #: How repeated identities were counted: "separate" or "repeated-cases" (the policy's).
+    reruns: str = "separate"
+
+
 @dataclass(frozen=True)
 class NamedStatus:
     failed: tuple[str, ...]
@@ -140,6 +193,8 @@ class JUnitRun:
 
     files: tuple[JUnitFile, ...]
     requested: tuple[str, ...] = ()
+    #: Files skipped because their root is not JUnit (coverage.xml...), one note each.
+    notes: tuple[str, ...] = ()
 
     @property
     def totals(self) -> Totals:

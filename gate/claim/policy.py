@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
 from gate.claim.codec import dump_max_age
+from gate.claim.junit_options import JUnitOptions
 from gate.claim.model import JSON, CheckType, PolicyRequest
 from gate.claim.probe_settings import ProbeSettings
 from gate.claim.trust_policy import TrustPolicy
@@ -46,6 +47,8 @@ class Policy:
     probes: ProbeSettings | None = None
     #: Tests every JUnit run must show passed (the `required_tests` section).
     required_tests: tuple[str, ...] = ()
+    #: How JUnit cases that share an identity are counted (the `junit` section).
+    junit: JUnitOptions = field(default_factory=JUnitOptions)
     #: The sections as the operator wrote them: for the record and the digest only; every
     #: reader uses the typed fields above, parsed once when the policy was loaded.
     sections: Mapping[str, JSON] = field(default_factory=dict)

@@ -18,6 +18,8 @@ from gate.claim.codec import parse_max_age
 from gate.claim.errors import InvalidInput
 from gate.claim.jsondoc import MAX_DEPTH, decode_utf8, parse_json, read_capped
 from gate.claim.jsonpos import pointer
+from gate.claim.junit_options import SECTION as JUNIT_SECTION
+from gate.claim.junit_options import JUnitOptions, parse_junit_options
 from gate.claim.model import CheckType
 from gate.claim.policy import (
     DEFAULT_CODE_CHANGE_KINDS,
@@ -37,8 +39,9 @@ REQUIRED_TESTS = "required_tests"
 #: Top-level policy sections owned by other rooms of the gate (validated there).
 #: probes: live checks (gate/evidence/probe); required_tests: test names every JUnit run must
 #: show passed (gate/evidence/junit.py); evidence_chain, trusted_workflows, removed_tests,
-#: deployment_creators: whose word counts on GitHub (gate/github/trust_policy.py).
-SECTIONS: frozenset[str] = frozenset({PROBES, REQUIRED_TESTS}) | TRUST_SECTIONS
+#: deployment_creators: whose word counts on GitHub (gate/claim/trust_policy.py); junit: how
+#: JUnit cases are counted (gate/claim/junit_options.py).
+SECTIONS: frozenset[str] = frozenset({PROBES, REQUIRED_TESTS, JUNIT_SECTION}) | TRUST_SECTIONS
 
 _CHECK_TYPE = {"enum": [str(check) for check in CheckType]}
 _POLICY_SCHEMA: dict[str, Any] = {
@@ -95,6 +98,8 @@ def parse_policy_document(raw: Any, source: str) -> Policy:
         trust=parse_trust_policy(raw, source),
         probes=parse_probes(raw[PROBES], source) if PROBES in raw else None,
         required_tests=test_names(raw.get(REQUIRED_TESTS, []), source, REQUIRED_TESTS),
+        junit=parse_junit_options(raw[JUNIT_SECTION], source) if JUNIT_SECTION in raw
+        else JUnitOptions(),
         sections={key: raw[key] for key in SECTIONS if key in raw},
         source=source,
     )

@@ -1,22 +1,17 @@
 """test_run evidence from JUnit XML files the operator names (`--junit PATH_OR_GLOB`).
 
-The counting rule (the same for every dialect; the `tests`/`failures` attributes are
-ignored because writers often get them wrong):
-
-1. Count `<testcase>` elements. A `<failure>` or `<error>` directly under a `<testsuite>`
-   (a class that failed to set up) counts as one errored/failed case of that suite.
-2. Each case counts once, by its most severe result: error > failure > skipped > passed.
-   A case with no result element is passed, unless its `status`/`result` attribute says
-   `notrun`/`skipped`/`disabled`. Surefire's `flakyFailure`/`flakyError` (failed, then
-   passed on rerun) and `rerunFailure`/`rerunError` on a case that finally passed: passed,
-   flagged flaky. With a `<failure>`/`<error>` beside them the case failed every rerun.
-3. Within one `<testsuite>` element, cases with the same identity (`classname::name`, see
-   `junit_names`) are attempts of one test: the last attempt's outcome is the test's
-   outcome, flaky if an earlier attempt failed. So a mocha file with the same title twice
-   counts one test. (The issue's rule said "within one file"; a file merged from several
-   runs, py310 then py311, would then let one run's pass hide the other's failure.)
-4. Across suite elements and across files the same test is two runs: both are counted, and
-   a failure in either counts.
+The counting rule (docs/junit.md, with an example of each dialect): each `<testcase>` is one
+run of a test, counted once by its most severe result (error > failure > skipped > passed),
+as the frameworks' own `tests` attributes and the common report actions count. A
+`<failure>`/`<error>` directly under a suite is one more failing test (`suite_errors`).
+Cases sharing an identity are attempts of one test only when the report marks reruns
+(Surefire's `flakyFailure`/`rerunFailure`... inside the case) or the policy says so
+(`junit.reruns: repeated-cases`, merged within one `<testsuite>` element, last attempt
+wins); otherwise a failure stands whatever another case of that name says, so an added
+test reusing a failing test's classname/name can neither hide it nor pass for it. The
+`tests`/`failures`/`errors` attributes are never counted; a suite stating more failures
+and errors than were counted disqualifies the run (`count_mismatch`). Files whose root is
+not JUnit (coverage.xml...) are skipped with a note; malformed XML is refused.
 
 What counts as evidence: everything named by `--junit` in one `verify` is one test run and
 one evidence item (a test a policy names may live in any shard). Its time (`at`) is the
@@ -47,6 +42,7 @@ from gate import __version__
 from gate.claim.errors import InvalidInput
 from gate.claim.facts import Disqualification, EvidenceItem, Origin
 from gate.claim.junit_facts import JUnitFile, JUnitRun
+from gate.claim.junit_options import JUnitOptions
 from gate.claim.loader import LoadedClaim
 from gate.claim.model import JSON, CheckType, Claim, Evidence, Verifier, VerifierKind
 from gate.claim.policy import Policy
@@ -58,6 +54,8 @@ from gate.evidence.junit_reader import (
     CLEAN,
     COMMIT_PROPERTIES,
     DEFAULT_MAX_JUNIT_BYTES,
+    DEFAULT_OPTIONS,
+    NotJUnit,
     read_junit_file,
 )
 
@@ -103,12 +101,29 @@ def read_run(
     patterns: Iterable[str],
     requested: Sequence[str] = (),
     max_bytes: int = DEFAULT_MAX_JUNIT_BYTES,
+    options: JUnitOptions = DEFAULT_OPTIONS,
 ) -> JUnitRun:
-    """Read every file the patterns name (InvalidInput on the first that cannot be read)."""
-    files = tuple(
-        read_junit_file(path, requested, max_bytes) for path in expand_paths(patterns)
-    )
-    return JUnitRun(files, tuple(requested))
+    """Read every file the patterns name (InvalidInput on the first that cannot be read).
+
+    A file whose root element is not JUnit is skipped with a note; if no file is left,
+    that is invalid input (a run of nothing is never a pass)."""
+    paths = expand_paths(patterns)
+    files: list[JUnitFile] = []
+    notes: list[str] = []
+    for path in paths:
+        try:
+            files.append(read_junit_file(path, requested, max_bytes, options=options))
+        except NotJUnit as exc:
+            notes.append(f"skipped, not a JUnit report: {exc}")
+    if not files:
+        raise InvalidInput(
+            ", ".join(str(path) for path in paths[:5]), None,
+            "none of the files is a JUnit report (" + "; ".join(notes[:3]) + ")",
+            "point --junit at the JUnit XML files",
+        )
+    return JUnitRun(tuple(files), tuple(requested), tuple(notes))
+
+
 
 
 
@@ -158,6 +173,15 @@ def _disqualification(
                 f" (claim-gate.tree_clean={file.tree_clean!r}): tests of uncommitted changes are"
                 " not about the committed code",
             )
+    for file in run.files:
+        hiding = next((m for m in file.mismatches if m.hides_failures), None)
+        if hiding is not None:
+            return Disqualification(
+                "count_mismatch",
+                f"{file.path}: suite {hiding.suite!r} says it had {hiding.stated_failing}"
+                f" failure(s) and error(s), but {hiding.counted_failing} failing test(s) were"
+                " counted in it: a report that hides failures is never a pass",
+            )
     totals = run.totals
     if totals.tests == 0:
         return Disqualification(
@@ -189,6 +213,9 @@ def observed_value(run: JUnitRun) -> dict[str, JSON]:
         status = run.named_status()
         value["failed_named_tests"] = list(status.failed)
         value["missing_named_tests"] = list(status.missing)
+    mismatches = [f"{file.path}: {m.describe()}" for file in run.files for m in file.mismatches]
+    if mismatches:
+        value["suite_count_mismatches"] = mismatches[:MAX_LISTED_FAILURES]
     return value
 
 
@@ -200,6 +227,9 @@ def _file_json(file: JUnitFile) -> dict[str, JSON]:
         "time_source": file.time.source,
         "time_note": file.time.note,
         **file.totals.as_json(),
+        "reruns": file.reruns,
+        **({"suite_count_mismatches": [m.as_json() for m in file.mismatches]}
+           if file.mismatches else {}),
         **({"commits": [list(pair) for pair in file.commits]} if file.commits else {}),
         **({"tree_clean": file.tree_clean} if file.tree_clean is not None else {}),
     }
@@ -238,6 +268,7 @@ def run_evidence(
                 "head_sha": head_sha,
                 "requested_tests": list(run.requested),
                 "files": [_file_json(file) for file in run.files],
+                **({"skipped_files": list(run.notes)} if run.notes else {}),
             }
         },
     )
@@ -257,7 +288,7 @@ class JUnitFiles:
 
     def collect(self, loaded: LoadedClaim, policy: Policy) -> Collected:
         named = required_tests(policy, loaded.claim, loaded.source)
-        run = read_run(self.patterns, named, self.max_bytes)
+        run = read_run(self.patterns, named, self.max_bytes, policy.junit)
         return Collected(
             items=(run_evidence(run, self.head_sha, require_binding=True),), junit=(run,),
             failing=run.failing,

@@ -45,7 +45,15 @@ from typing import IO, Any
 from lxml import etree
 
 from gate.claim.errors import InvalidInput
-from gate.claim.junit_facts import FailingTest, JUnitFile, Outcome, TimeSource, Totals
+from gate.claim.junit_facts import (
+    FailingTest,
+    JUnitFile,
+    Outcome,
+    SuiteMismatch,
+    TimeSource,
+    Totals,
+)
+from gate.claim.junit_options import JUnitOptions
 from gate.claim.regular_file import open_regular
 from gate.evidence.junit_names import aliases, identity, last_segments
 from gate.evidence.junit_time import parse_suite_timestamp
@@ -59,6 +67,10 @@ _MESSAGE_CHARS = 500
 #: only, so a report with a million failures cannot exhaust memory through their texts.
 MAX_DETAILED_FAILURES = 10_000
 _SCAN_CHARS = 10_000
+DEFAULT_OPTIONS = JUnitOptions()
+#: Suite mismatches kept per kind (hiding failures, or only disagreeing); the rest are
+#: counted by nothing: one is enough to say the file is not to be trusted as it stands.
+MAX_MISMATCHES = 20
 
 #: Properties naming the commit a run tested (the pytest plugin writes the first).
 COMMIT_PROPERTIES = ("claim-gate.commit", "git.commit", "vcs.revision")
@@ -69,16 +81,36 @@ STARTED_AT_PROPERTY = "claim-gate.started_at"
 #: dirty, maybe, ...) means it was not: a run is trusted clean only when it says so plainly.
 CLEAN = frozenset({"true", "1", "yes", "clean"})
 
-_TAGS = (
-    "{*}testcase", "{*}testsuite", "{*}testsuites", "{*}property", "{*}failure", "{*}error",
-)
 _SEVERITY = {"error": Outcome.ERROR, "failure": Outcome.FAILURE, "skipped": Outcome.SKIPPED}
 _RETRIES = frozenset({"flakyFailure", "flakyError", "rerunFailure", "rerunError"})
+#: The end events Python sees: cases, suites, properties and every result element (a case
+#: none of whose results was seen is judged inline, whatever other children it has).
+_TAGS = (
+    "{*}testcase", "{*}testsuite", "{*}testsuites", "{*}property",
+    *(f"{{*}}{tag}" for tag in (*_SEVERITY, *sorted(_RETRIES))),
+)
+#: status/result values of a plain run case (GoogleTest writes status="run" on every case).
+_PLAIN_STATUS = (None, "run")
+_PLAIN_RESULT = (None, "completed")
 _SKIP_STATUS = frozenset({"notrun", "skipped", "skip", "disabled", "ignored", "suppressed"})
 _ROOTS = ("testsuites", "testsuite")
 _PLACE = re.compile(r"([A-Za-z0-9_./\\-]+\.[A-Za-z]{1,6}):(\d{1,7})\b")
 _SKIPPED_BIT = 1
 _FLAKY_BIT = 2
+
+
+class NotJUnit(InvalidInput):
+    """Well-formed enough to have a root element, and that root is not a JUnit one
+    (coverage.xml, Cobertura, checkstyle...): a caller reading a folder or an artifact
+    skips the file with a note. A subclass, so a caller that does not expect it still
+    refuses the file (fail closed); malformed XML is plain InvalidInput, never skipped."""
+
+    def __init__(self, source: str, root: str) -> None:
+        self.root = root
+        super().__init__(
+            source, None, f"the root element is <{root}>, not <testsuites> or <testsuite>;"
+            " this is not a JUnit report", "point --junit at the JUnit XML files",
+        )
 
 
 def _local(tag: str) -> str:
@@ -141,12 +173,13 @@ def _prolog_text(head: bytes) -> str:
     return head.removeprefix(b"\xef\xbb\xbf").decode("latin-1")
 
 
-def scan_doctype(head: bytes, source: str) -> None:
+def scan_doctype(head: bytes, source: str) -> bool:
     """Refuse a DOCTYPE with an internal subset or an external DTD, reading only the prolog.
 
     This runs before libxml2 sees the file, so a bomb is refused without being parsed at
     all (libxml2 expands entities inside attribute values even with resolve_entities off;
-    its amplification limit would stop it, but with a message nobody could act on)."""
+    its amplification limit would stop it, but with a message nobody could act on).
+    False when `head` ended inside the prolog (the caller reads more and asks again)."""
     text = _prolog_text(head).lstrip("\ufeff")
     position = 0
     while True:
@@ -177,30 +210,43 @@ def scan_doctype(head: bytes, source: str) -> None:
                 "JUnit reports need no DOCTYPE; remove it",
             )
         else:
-            return
+            return position < len(text)
 
 
-def check_prolog(handle: IO[bytes], source: str) -> None:
-    """Refuse a DOCTYPE that declares entities or loads a DTD, before the body is parsed."""
+#: The first look at a file: a JUnit prolog is a declaration and perhaps a comment.
+_FIRST_LOOK = 4096
+
+
+def check_prolog(handle: IO[bytes], source: str) -> str:
+    """Refuse a DOCTYPE that declares entities or loads a DTD, before the body is parsed;
+    return the root element's local name. Cheap per file: a 4 KiB look (the whole 1 MiB
+    only for a long prolog or any DOCTYPE), then small feeds up to the first start tag."""
+    head = handle.read(_FIRST_LOOK)
+    if b"DOCTYPE" in head.replace(b"\x00", b"") or (
+        not scan_doctype(head, source) and len(head) == _FIRST_LOOK
+    ):
+        handle.seek(0)
+        scan_doctype(handle.read(MAX_PROLOG_BYTES), source)
+    handle.seek(0)
     parser = etree.XMLPullParser(
         events=("start",), resolve_entities=False, load_dtd=False, no_network=True,
         huge_tree=False,
     )
     read = 0
-    scan_doctype(handle.read(MAX_PROLOG_BYTES), source)
-    handle.seek(0)
+    size = 512
     try:
         while read < MAX_PROLOG_BYTES:
-            data = handle.read(_CHUNK)
+            data = handle.read(size)
+            size = min(size * 4, _CHUNK)
             if not data:
                 parser.close()
-                return
+                break
             read += len(data)
             parser.feed(data)
             for _event, element in parser.read_events():
                 if isinstance(element, etree._Element):
                     _refuse_dtd(element.getroottree().docinfo, source)
-                    return
+                    return _local(element.tag) if isinstance(element.tag, str) else "?"
     except etree.XMLSyntaxError as exc:
         raise _syntax_error(exc, source, parser.error_log) from None
     raise InvalidInput(
@@ -280,26 +326,42 @@ def _failing(
 class _Counter:
     """Accumulates one file. Mutable on purpose: it lives for one parse and is then frozen."""
 
-    def __init__(self, requested: frozenset[str], identity_cap: int | None = None) -> None:
+    def __init__(
+        self, requested: frozenset[str], identity_cap: int | None = None,
+        repeated: bool = False,
+    ) -> None:
         self.requested = requested
+        #: True: same-identity cases in one suite element are attempts of one test (policy).
+        self.repeated = repeated
         #: identity -> final outcome, only when asked for (comparing test sets), at most cap.
         self.identities: dict[str, Outcome] | None = None if identity_cap is None else {}
         self.identity_cap = identity_cap or 0
         self.identities_complete = True
         self.prefilter = last_segments(requested)
-        self.buckets = [array("q") for _ in range(256)]
+        #: Digests of named cases in buckets by their low bits: merging (`repeated`) works a
+        #: bucket at a time, and so does counting `unique`, so that no set of a million
+        #: Python ints is ever built (64 buckets when only `unique` reads them).
+        self.buckets = [array("q") for _ in range(256 if repeated else 64)]
         self.quiet_passed = 0
         self.quiet_skipped = 0
         self.quiet_flaky = 0
         self.unnamed = 0
-        #: (suite scope, identity) -> attempts of a test that failed at least once.
+        #: (suite scope, identity) -> attempts of a test that failed at least once (repeated).
         self.troubled: dict[tuple[int, str], _Attempts] = {}
+        #: Failing cases, each one a failing test (separate, the default).
+        self.failing: list[FailingTest] = []
+        self.failures = 0
+        self.errors = 0
+        self.suite_errors = 0
         #: Attempts merge only within one <testsuite> element (a scope): a file merged from
         #: several runs (py310, py311) must not let one run's pass hide another's failure.
         self.scope = 0
         self.salt = 0
         self.current: set[str] = set()  # identities troubled in the current scope
         self.named: dict[str, Outcome] = {}
+        #: (scope, identity) -> last outcome, for named tests and identities (repeated).
+        self.scoped_named: dict[tuple[int, str], Outcome] = {}
+        self.scoped_ids: dict[tuple[int, str], Outcome] = {}
         self.matches: dict[str, list[str]] = {}
         self.flaky_names: list[str] = []
         self.suites = 0
@@ -309,9 +371,16 @@ class _Counter:
         self.commits: dict[tuple[str, str], None] = {}
         self.tree_clean: str | None = None
         self.coded = 0  # quiet attempts stored with a skipped/flaky flag
+        #: <testcase> elements judged by `case` (the inline ones are counted by the loop),
+        #: and failing elements (including suite-level ones), for the attribute check.
+        self.seen = 0
+        self.seen_failing = 0
+        self.marks: list[tuple[int, int, int]] = []  # (depth, elements, failing) at suite ends
+        self.mismatches: list[SuiteMismatch] = []
 
     # -- one <testcase> -------------------------------------------------------------
     def case(self, case: etree._Element) -> None:
+        self.seen += 1
         outcome = Outcome.PASSED
         worst: etree._Element | None = None
         retried = False
@@ -344,16 +413,29 @@ class _Counter:
                     suite, classname, name)
 
     def suite_level(self, result: etree._Element, suite: etree._Element) -> None:
-        """A <failure>/<error> directly under a suite (class setup failed): one errored case."""
+        """A <failure>/<error> directly under a suite (class setup failed): one failing test,
+        counted in `suite_errors` too so that the output can say where it came from."""
         tag = _local(result.tag)
         outcome = Outcome.ERROR if tag == "error" else Outcome.FAILURE
         name = suite.get("name") or ""
+        self.suite_errors += 1
         self.record(result, result, outcome, False, name, "", f"({tag} outside any testcase)")
+
+    def _outcome_of(
+        self, table: dict[str, Outcome], scoped: dict[tuple[int, str], Outcome], key: str,
+        outcome: Outcome,
+    ) -> None:
+        if self.repeated:  # the last attempt in a scope; scopes are combined at the end
+            scoped[(self.scope, key)] = outcome
+        else:
+            table[key] = _combined(table.get(key), outcome)
 
     def record(
         self, case: etree._Element, worst: etree._Element | None, outcome: Outcome,
         flaky: bool, suite: str, classname: str, name: str,
     ) -> None:
+        failing = outcome >= Outcome.FAILURE
+        self.seen_failing += failing
         if not name and not classname:
             self.unnamed += 1
             key = f"(unnamed testcase #{self.unnamed})"
@@ -362,22 +444,25 @@ class _Counter:
             key = identity(classname, name, suite)
             merge = True
             ids = self.identities
-            if ids is not None:  # opt-in: the last attempt's outcome is the test's outcome
-                if key in ids or len(ids) < self.identity_cap:
-                    ids[key] = outcome
+            if ids is not None:
+                held = len(self.scoped_ids) if self.repeated else len(ids)
+                if key in ids or (self.scope, key) in self.scoped_ids or held < self.identity_cap:
+                    self._outcome_of(ids, self.scoped_ids, key, outcome)
                 else:
                     self.identities_complete = False
         if self.requested and (name in self.prefilter or key in self.prefilter):
             file = case.get("file")
             matched = aliases(classname, name, suite, file) & self.requested
             if matched:
-                self.named[key] = outcome
+                self._outcome_of(self.named, self.scoped_named, key, outcome)
                 for wanted in matched:
                     keys = self.matches.setdefault(wanted, [])
                     if key not in keys:
                         keys.append(key)
+        if not self.repeated:
+            self._separate(case, worst, outcome, flaky, suite, classname, name, key, merge)
+            return
         entry = self.troubled.get((self.scope, key)) if merge else None
-        failing = outcome >= Outcome.FAILURE
         if entry is None and not failing:
             if flaky:
                 self.flaky_names.append(key)
@@ -408,9 +493,37 @@ class _Counter:
         if detail is not None:
             entry.detail = detail
 
+    def _separate(
+        self, case: etree._Element, worst: etree._Element | None, outcome: Outcome,
+        flaky: bool, suite: str, classname: str, name: str, key: str, merge: bool,
+    ) -> None:
+        """The default rule: this case is one run of a test, whatever other cases say."""
+        if merge:
+            digest = hash(key) ^ self.salt
+            self.buckets[digest % len(self.buckets)].append(digest & ~3)
+        if outcome is Outcome.PASSED:
+            self.quiet_passed += 1
+            if flaky:
+                self.quiet_flaky += 1
+                self.flaky_names.append(key)
+            return
+        if outcome is Outcome.SKIPPED:
+            self.quiet_skipped += 1
+            return
+        if outcome is Outcome.ERROR:
+            self.errors += 1
+        else:
+            self.failures += 1
+        detail = None
+        if worst is not None and len(self.failing) < MAX_DETAILED_FAILURES:
+            detail = _failing(key, outcome, case, worst, suite, classname, name)
+        self.failing.append(detail or FailingTest(key, outcome, suite, classname, name, ""))
+
     # -- suites and properties ------------------------------------------------------
-    def suite(self, suite: etree._Element) -> None:
-        if _local(suite.tag) == "testsuite":
+    def suite(self, suite: etree._Element, inline: int) -> None:
+        """A suite element closed; `inline`: cases the hot loop counted so far by itself."""
+        element = _local(suite.tag)
+        if element == "testsuite":
             self.suites += 1
             self.scope += 1  # the cases read from here on belong to the next suite element
             self.salt = _scope_salt(self.scope)
@@ -422,6 +535,41 @@ class _Counter:
                 self.zoned.append(parsed.at)
             elif parsed.problem is not None and len(self.time_problems) < 3:
                 self.time_problems.append(parsed.problem)
+        self._check_attributes(suite, element, self.seen + inline, self.seen_failing)
+
+    def _check_attributes(
+        self, suite: etree._Element, element: str, elements: int, failing: int
+    ) -> None:
+        """Compare the suite's own tests/failures/errors with what was counted inside it.
+
+        Only end events reach Python, so a suite's share is the running count since the
+        last suite that closed at its depth or above (earlier deeper ones are its own
+        children). Exact unless a suite mixes loose cases between child suites."""
+        depth = 0
+        parent = suite.getparent()
+        while parent is not None:
+            depth += 1
+            parent = parent.getparent()
+        marks = self.marks
+        while marks and marks[-1][0] > depth:
+            marks.pop()
+        before = marks[-1] if marks else (0, 0, 0)
+        while marks and marks[-1][0] >= depth:
+            marks.pop()
+        marks.append((depth, elements, failing))
+        counted_tests = elements - before[1]
+        counted_failing = failing - before[2]
+        tests = _int(suite.get("tests"))
+        failures, errors = _int(suite.get("failures")), _int(suite.get("errors"))
+        stated = None if failures is None and errors is None else (failures or 0) + (errors or 0)
+        tests_differ = tests is not None and tests != counted_tests
+        if not tests_differ and (stated is None or stated == counted_failing):
+            return
+        found = SuiteMismatch(element, suite.get("name") or "", tests, counted_tests, stated,
+                              counted_failing)
+        kept = sum(m.hides_failures is found.hides_failures for m in self.mismatches)
+        if kept < MAX_MISMATCHES:
+            self.mismatches.append(found)
 
     def property(self, prop: etree._Element) -> None:
         holder = prop.getparent()
@@ -443,7 +591,17 @@ class _Counter:
 
     # -- the end ----------------------------------------------------------------------
     def totals(self) -> tuple[Totals, list[FailingTest]]:
+        for table, scoped in ((self.named, self.scoped_named),
+                              (self.identities, self.scoped_ids)):
+            for (_, key), outcome in scoped.items():
+                if table is not None:
+                    table[key] = _combined(table.get(key), outcome)
         passed, skipped, flaky = self.quiet_passed, self.quiet_skipped, self.quiet_flaky
+        if not self.repeated:
+            unique = sum(len(set(bucket)) for bucket in self.buckets if bucket) + self.unnamed
+            tests = passed + skipped + self.failures + self.errors
+            return Totals(tests, passed, self.failures, self.errors, skipped, flaky, unique,
+                          self.suite_errors), self.failing
         tests = passed + skipped
         # Quiet attempts before a test's first failure are attempts of that test: drop them.
         early: dict[int, dict[int, tuple[int, str]]] = {}
@@ -507,7 +665,9 @@ class _Counter:
         self.flaky_names = [  # a test flaky in one attempt but failing in its last is not
             key for key in self.flaky_names if key not in failing_keys
         ]
-        totals = Totals(tests, passed, failures, errors, skipped, flaky)
+        # merged within each suite element, every test here is one identity there
+        totals = Totals(tests, passed, failures, errors, skipped, flaky, tests,
+                        self.suite_errors)
         return totals, failing
 
     def time_source(self, mtime: datetime) -> TimeSource:
@@ -525,6 +685,16 @@ class _Counter:
                               "the earliest suite timestamp (it carries a zone)")
         return TimeSource(mtime, "mtime",
                           "no suite timestamp; using the file's modification time on this machine")
+
+
+def _combined(before: Outcome | None, now: Outcome) -> Outcome:
+    """One identity seen more than once: a failure stands; else a pass beats a skip."""
+    if before is None:
+        return now
+    worst = max(before, now)
+    if worst >= Outcome.FAILURE:
+        return worst
+    return Outcome.PASSED if Outcome.PASSED in (before, now) else Outcome.SKIPPED
 
 
 def _scope_salt(scope: int) -> int:
@@ -575,17 +745,22 @@ def read_junit_file(
     max_bytes: int = DEFAULT_MAX_JUNIT_BYTES,
     source: str | None = None,
     identities: int | None = None,
+    options: JUnitOptions = DEFAULT_OPTIONS,
 ) -> JUnitFile:
-    """Read one JUnit XML file; InvalidInput (with line:column when known) if it cannot be.
+    """Read one JUnit XML file; InvalidInput (with line:column when known) if it cannot be,
+    NotJUnit (a subclass) if its root element is not a JUnit one.
 
     With `identities` (a cap), also keep every test's identity and final outcome, up to
     that many tests (`identities_complete` says whether all fit): what comparing the test
-    sets of two runs needs. Off by default, so memory stays flat in the number of tests."""
+    sets of two runs needs. Off by default, so memory stays flat in the number of tests.
+    `options`: the policy's `junit` section (whether repeated cases are reruns)."""
     shown = source or str(path)
-    counter = _Counter(frozenset(requested), identities)
+    counter = _Counter(frozenset(requested), identities, options.repeated_cases)
     handle, mtime = _open(path, shown, max_bytes)
     with handle:
-        check_prolog(handle, shown)
+        root_tag = check_prolog(handle, shown)
+        if root_tag not in _ROOTS:
+            raise NotJUnit(shown, root_tag)
         handle.seek(0)
         reader = _CappedReader(handle, max_bytes, shown)
         context = etree.iterparse(
@@ -600,10 +775,7 @@ def read_junit_file(
         root = context.root
     if root is None or not isinstance(root.tag, str) or _local(root.tag) not in _ROOTS:
         found = _local(root.tag) if root is not None and isinstance(root.tag, str) else "?"
-        raise InvalidInput(
-            shown, None, f"the root element is <{found}>, not <testsuites> or <testsuite>;"
-            " this is not a JUnit report", "point --junit at the JUnit XML files",
-        )
+        raise NotJUnit(shown, found)
     totals, failing = counter.totals()
     return JUnitFile(
         path=shown,
@@ -620,6 +792,8 @@ def read_junit_file(
         tree_clean=counter.tree_clean,
         identities=counter.identities,
         identities_complete=counter.identities_complete,
+        mismatches=tuple(counter.mismatches),
+        reruns=options.reruns.value,
     )
 
 
@@ -639,14 +813,19 @@ _EVERY_NAME = _EveryName()
 def _stream(context: etree.iterparse, counter: _Counter) -> None:
     """The hot loop: judge each case when it closes, then drop it and everything before it.
 
-    A plain passing case (classname and name, no child, no status) is counted inline; it
-    is most of any large report, and a method call per case would double the read time."""
+    A case none of whose result elements (failure, error, skipped, reruns) was seen, with
+    classname and name and no skip status, passed: it is counted inline, whatever other
+    children (system-out, properties) it has. It is most of any large report, and a method
+    call per case would double the read time. Result elements arrive as their own end
+    events, before their case's; `judged` holds the cases they belong to."""
     case = counter.case
     appends = [bucket.append for bucket in counter.buckets]
+    appends *= 256 // len(appends)  # index by the low 8 bits: bucket = digest % buckets
     current, salt = counter.current, counter.salt  # refreshed at each suite element's end
     prefilter: Container[str] = counter.prefilter if counter.requested else frozenset()
     if counter.identities is not None:
         prefilter = _EVERY_NAME  # every case goes through `case`, which records identities
+    judged: set[etree._Element] = set()
     plain = 0
     since_unlink = 0
     for _event, element in context:
@@ -654,21 +833,24 @@ def _stream(context: etree.iterparse, counter: _Counter) -> None:
         if tag != "testcase" and tag[0] == "{":
             tag = _local(tag)
         if tag == "testcase":
-            get = element.get
-            name = get("name")
-            classname = get("classname")
-            if (classname and name and not len(element) and get("status") is None
-                    and get("result") is None and name not in prefilter):
+            get = element.get  # bytes keys: lxml skips encoding the key (a third faster)
+            name = get(b"name")
+            classname = get(b"classname")
+            if (classname and name and not (judged and element in judged)
+                    and get(b"status") in _PLAIN_STATUS and get(b"result") in _PLAIN_RESULT
+                    and name not in prefilter):
                 key = f"{classname}::{name}"
-                if key in current:
+                if current and key in current:
                     case(element)
                 else:
                     digest = hash(key) ^ salt
                     appends[digest & 255](digest & ~3)
                     plain += 1
             else:
+                judged.discard(element)
                 case(element)
-            element.clear()
+            # No clear() per case: dropping the judged cases (and their output) every
+            # _UNLINK_EVERY cases frees them as well, for one C call instead of 64.
             since_unlink += 1
             if since_unlink >= _UNLINK_EVERY:
                 since_unlink = 0
@@ -677,14 +859,18 @@ def _stream(context: etree.iterparse, counter: _Counter) -> None:
                     del parent[: parent.index(element)]
             continue
         if tag == "testsuite" or tag == "testsuites":
-            counter.suite(element)
+            counter.suite(element, plain)
             current, salt = counter.current, counter.salt
         elif tag == "property":
             counter.property(element)
             continue
-        else:  # failure / error: only those directly under a suite are seen here
+        else:  # a result element: its case is judged in full; directly under a suite, a test
             parent = element.getparent()
-            if parent is not None and _local(str(parent.tag)) == "testsuite":
+            owner = parent.tag if parent is not None else None
+            owner = _local(owner) if isinstance(owner, str) else ""
+            if owner == "testcase":
+                judged.add(parent)
+            elif owner == "testsuite" and tag in ("failure", "error"):
                 counter.suite_level(element, parent)
             continue
         element.clear(keep_tail=False)

@@ -20,10 +20,22 @@ def _shown(lines: Iterable[str]) -> str:
 
 
 def _counts(totals: Totals) -> str:
+    """`tests` is runs (what the frameworks count), `unique` distinct identities."""
+    suite_errors = (f" ({totals.suite_errors} outside any testcase)"
+                    if totals.suite_errors else "")
     return (
-        f"tests {totals.tests}, passed {totals.passed}, failures {totals.failures},"
-        f" errors {totals.errors}, skipped {totals.skipped}, flaky {totals.flaky}"
+        f"tests {totals.tests} (unique {totals.unique}), passed {totals.passed},"
+        f" failures {totals.failures}, errors {totals.errors}{suite_errors},"
+        f" skipped {totals.skipped}, flaky {totals.flaky}"
     )
+
+
+def _mismatch_lines(file: JUnitFile, indent: str) -> list[str]:
+    return [
+        f"{indent}- COUNTS DISAGREE {m.describe()}"
+        + (" (the suite says more failed than the file shows)" if m.hides_failures else "")
+        for m in file.mismatches
+    ]
 
 
 def failing_line(test: FailingTest) -> str:
@@ -48,7 +60,10 @@ def _file_text(file: JUnitFile) -> list[str]:
         f"{file.path}: {_counts(file.totals)}",
         f"  time {format_rfc3339(file.time.at)} ({file.time.source}: {file.time.note})",
     ]
+    if file.reruns != "separate":
+        lines.append(f"  repeated cases counted as reruns (policy junit.reruns: {file.reruns})")
     lines.extend(f"  commit {commit} ({prop})" for prop, commit in file.commits)
+    lines.extend(_mismatch_lines(file, "  "))
     lines.extend(_failing_lines(file.failing, "  "))
     lines.extend(f"  - FLAKY {name}" for name in file.flaky[:_MAX_TEXT_FAILURES])
     return lines
@@ -58,6 +73,7 @@ def render_junit_text(run: JUnitRun) -> str:
     lines: list[str] = []
     for file in run.files:
         lines.extend(_file_text(file))
+    lines.extend(run.notes)
     lines.append(f"total ({len(run.files)} file(s)): {_counts(run.totals)}")
     failing = run.failing
     if failing:
@@ -75,6 +91,8 @@ def render_junit_json(run: JUnitRun) -> str:
                 "root": file.root,
                 "suites": file.suites,
                 **file.totals.as_json(),
+                "reruns": file.reruns,
+                "suite_count_mismatches": [m.as_json() for m in file.mismatches],
                 "failing_tests": [test.as_json() for test in file.failing],
                 "flaky_tests": list(file.flaky),
                 "at": format_rfc3339(file.time.at),
@@ -84,6 +102,7 @@ def render_junit_json(run: JUnitRun) -> str:
             }
             for file in run.files
         ],
+        "skipped_files": list(run.notes),
         "total": {
             "files": len(run.files),
             **run.totals.as_json(),
@@ -96,6 +115,10 @@ def render_junit_json(run: JUnitRun) -> str:
 def render_junit_appendix(run: JUnitRun) -> str:
     """The lines `verify` adds to its text output: what the tests said."""
     lines = [f"  junit ({len(run.files)} file(s)): {_counts(run.totals)}"]
+    lines.extend(f"  {note}" for note in run.notes)
+    for file in run.files:
+        lines.extend(f"  - {file.path}: {line.removeprefix('- ')}"
+                     for line in _mismatch_lines(file, ""))
     failing = run.failing
     if failing:
         lines.append(f"  failing tests ({len(failing)}):")

@@ -20,12 +20,13 @@ from gate.claim.errors import CouldNotDecide, InvalidInput
 from gate.claim.facts import Disqualification, EvidenceItem, Origin, Producer
 from gate.claim.github_facts import Artifact, WorkflowRun, run_label
 from gate.claim.junit_facts import FailingTest, JUnitFile, JUnitRun
+from gate.claim.junit_options import JUnitOptions
 from gate.claim.model import CheckType, Evidence, Verifier, VerifierKind
 from gate.claim.timefmt import format_rfc3339
-from gate.evidence.artifact_zip import extract_members
+from gate.evidence.artifact_zip import ExtractedMember, extract_members
 from gate.evidence.github.api import ArtifactGone, GitHubApi
 from gate.evidence.junit import VERIFIER_ID, run_evidence
-from gate.evidence.junit_reader import read_junit_file
+from gate.evidence.junit_reader import DEFAULT_OPTIONS, NotJUnit, read_junit_file
 
 MAX_ARTIFACT_BYTES = 512 << 20
 _ABSENT = {"cancelled", "skipped", "neutral", "stale", "action_required"}
@@ -120,6 +121,7 @@ def collect_ci_evidence(
     max_artifact_bytes: int = MAX_ARTIFACT_BYTES,
     identities: int | None = None,
     pull_number: int | None = None,
+    junit_options: JUnitOptions = DEFAULT_OPTIONS,
 ) -> CiEvidence:
     """Read the JUnit artifacts of every finished run on `head_sha` (all pages).
 
@@ -161,7 +163,7 @@ def collect_ci_evidence(
             for artifact in wanted:
                 result = _artifact_evidence(
                     api, run, artifact, head_sha, requested, Path(scratch), max_artifact_bytes,
-                    identities,
+                    identities, junit_options,
                 )
                 if result.note:
                     notes.append(result.note)
@@ -203,8 +205,12 @@ def read_artifact_junit(
         try:
             data = api.download_artifact(artifact, max_bytes)
             members = extract_members(data, label, scratch / f"base-{run.id}-{artifact.id}")
-            files += [read_junit_file(m.path, (), source=f"{label}: {m.name}",
-                                      identities=identities) for m in members]
+            for member in members:
+                try:
+                    files.append(read_junit_file(member.path, (), source=f"{label}: {member.name}",
+                                                 identities=identities))
+                except NotJUnit as exc:  # coverage.xml beside the reports: not a test file
+                    notes.append(f"skipped, not a JUnit report: {exc}")
         except (CouldNotDecide, InvalidInput) as exc:  # a baseline never blocks: it is noted
             notes.append(f"{label}: {exc}")
     return files, notes
@@ -227,6 +233,7 @@ def _artifact_evidence(
     scratch: Path,
     max_bytes: int,
     identities: int | None = None,
+    options: JUnitOptions = DEFAULT_OPTIONS,
 ) -> _ArtifactResult:
     label = f"{run_label(run)} artifact {artifact.name!r}"
     if artifact.expired:
@@ -238,18 +245,15 @@ def _artifact_evidence(
     destination = scratch / f"run-{run.id}-artifact-{artifact.id}"
     try:
         members = extract_members(data, label, destination)
-        files = tuple(
-            read_junit_file(member.path, requested, source=f"{label}: {member.name}",
-                            identities=identities)
-            for member in members
-        )
+        files, skipped = _read_members(members, label, requested, identities, options)
     except InvalidInput as exc:
         # A broken or hostile artifact is not evidence; the reason is shown, never a pass.
         return _ArtifactResult(item=_broken(run, artifact, label, str(exc)),
                                zip_sha256=hashlib.sha256(data).hexdigest())
     if not files:
-        return _ArtifactResult(note=f"{label} holds no JUnit XML file")
-    junit = JUnitRun(files, tuple(requested))
+        return _ArtifactResult(note=f"{label} holds no JUnit XML file"
+                               + "".join(f"; {note}" for note in skipped))
+    junit = JUnitRun(files, tuple(requested), skipped)
     item = run_evidence(junit, head_sha, _merge_commits_of(api, junit, head_sha))
     assert run.run_started_at is not None  # _absence() let only bound runs through
     evidence = replace(
@@ -260,7 +264,25 @@ def _artifact_evidence(
     )
     return _ArtifactResult(item=replace(item, evidence=evidence, source=label,
                                        producer=Producer(run.path)), junit=junit,
+                           note="; ".join(skipped) or None,
                            zip_sha256=hashlib.sha256(data).hexdigest())
+
+
+def _read_members(
+    members: Sequence[ExtractedMember], label: str, requested: Sequence[str],
+    identities: int | None, options: JUnitOptions,
+) -> tuple[tuple[JUnitFile, ...], tuple[str, ...]]:
+    """Every member read; one whose root is not JUnit is skipped with a note (malformed XML
+    raises InvalidInput, which makes the whole artifact unreadable: never dropped)."""
+    files: list[JUnitFile] = []
+    skipped: list[str] = []
+    for member in members:
+        try:
+            files.append(read_junit_file(member.path, requested, source=f"{label}: {member.name}",
+                                         identities=identities, options=options))
+        except NotJUnit as exc:
+            skipped.append(f"skipped, not a JUnit report: {exc}")
+    return tuple(files), tuple(skipped)
 
 
 MAX_COMMIT_LOOKUPS = 3

@@ -10,7 +10,7 @@ evidence: anyone's workflow can post one under any name.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from gate.claim.errors import CouldNotDecide
@@ -24,6 +24,7 @@ from gate.claim.github_facts import (
     TestSetComparison,
 )
 from gate.claim.junit_facts import FailingTest
+from gate.claim.junit_options import JUnitOptions
 from gate.claim.loader import LoadedClaim
 from gate.claim.model import Claim
 from gate.claim.policy import Policy
@@ -97,6 +98,7 @@ class CiSources:
     junit_patterns: tuple[str, ...] = ()
     workspace: Path | None = None
     workflow_path: str | None = None  # the gate's own workflow (for workspace JUnit)
+    junit: JUnitOptions = field(default_factory=JUnitOptions)  # the policy's `junit` section
 
 
 def gather(
@@ -111,14 +113,17 @@ def gather(
     head_sha = facts.pull.head_sha
     workdir = sources.workspace if sources.workspace and sources.workspace.is_dir() else None
     ci = collect_ci_evidence(api, head_sha, sources.artifact_names, requested, workdir=workdir,
-                             identities=MAX_COMPARED_TESTS, pull_number=facts.pull.number)
+                             identities=MAX_COMPARED_TESTS, pull_number=facts.pull.number,
+                             junit_options=sources.junit)
     arrival = head_arrival(api, facts.pull, ci.runs)
     items = list(ci.items)
+    skipped_files: list[str] = []
     file_inputs = list(ci.inputs)
     if sources.junit_patterns:
         base = sources.workspace or Path()
         patterns = [p if Path(p).is_absolute() else str(base / p) for p in sources.junit_patterns]
-        run = read_run(patterns, requested)
+        run = read_run(patterns, requested, options=sources.junit)
+        skipped_files = list(run.notes)
         file_inputs += [(f"workspace JUnit {f.path}", f.sha256) for f in run.files]
         items.append(replace(run_evidence(run, head_sha),
                              producer=Producer(sources.workflow_path)))
@@ -128,7 +133,7 @@ def gather(
     if ci.junit:
         comparisons = compare_test_sets(api, ci.junit, facts.pull.base_ref,
                                         sources.artifact_names, workdir, MAX_COMPARED_TESTS)
-    notes = list(ci.notes) + [c.note for c in comparisons if c.note]
+    notes = list(ci.notes) + skipped_files + [c.note for c in comparisons if c.note]
     notes += facts.ignored
     observed = Facts(tuple(items), PullObservation(facts.changes, arrival), tuple(comparisons))
     return Gathered(observed, tuple(notes), ci.links, ci.failing, tuple(file_inputs), arrival)
@@ -144,7 +149,8 @@ class PullEvidence:
 
     def collect(self, loaded: LoadedClaim, policy: Policy) -> Collected:
         requested = required_tests(policy, loaded.claim, loaded.source)
-        found = gather(self.api, self.pull, loaded.claim, requested, self.sources)
+        sources = replace(self.sources, junit=policy.junit)
+        found = gather(self.api, self.pull, loaded.claim, requested, sources)
         return Collected(
             items=found.facts.items, pull=found.facts.pull, test_sets=found.facts.test_sets,
             notes=found.notes, links=found.links, failing=found.failing, inputs=found.inputs,
