@@ -135,9 +135,17 @@ def decide(claim: Claim, facts: Facts, policy: Policy, now: datetime) -> Verdict
     readings = tuple(
         _read(item, index, policy, now, known, code_change) for index, item in enumerate(items)
     )
+    by_mutation: dict[str, list[int]] = defaultdict(list)
+    by_check: dict[CheckType, list[int]] = defaultdict(list)
+    for index, (item, reading) in enumerate(zip(items, readings, strict=True)):
+        for mutation_id in reading.covers:
+            by_mutation[mutation_id].append(index)
+        by_check[item.evidence.check_type].append(index)
     judgements = [
-        *(_judge_mutation(mutation, items, readings) for mutation in claim.mutations),
-        *(_judge_requirement(check, items, readings, known) for check in policy.requires),
+        *(_judge_mutation(mutation, by_mutation.get(mutation.id, []), items, readings)
+          for mutation in claim.mutations),
+        *(_judge_requirement(check, by_check.get(check, []), items, readings, known)
+          for check in policy.requires),
         *rule_judgements(facts, policy),
     ]
     if not any(j.supporting for j in judgements) and all(j.unmet is None for j in judgements):
@@ -183,9 +191,10 @@ def _read(
 
 
 def _judge_mutation(
-    mutation: Mutation, items: Sequence[EvidenceItem], readings: Sequence[_Reading]
+    mutation: Mutation, candidates: Sequence[int], items: Sequence[EvidenceItem],
+    readings: Sequence[_Reading],
 ) -> Judgement:
-    candidates = [i for i, reading in enumerate(readings) if mutation.id in reading.covers]
+    """`candidates`: the items that cover this mutation, in the order they arrived."""
     found = _weigh(
         candidates, readings,
         lambda i: items[i].evidence.at > mutation.at,
@@ -198,10 +207,10 @@ def _judge_mutation(
 
 
 def _judge_requirement(
-    check: CheckType, items: Sequence[EvidenceItem], readings: Sequence[_Reading],
-    known: Mapping[str, Mutation],
+    check: CheckType, candidates: Sequence[int], items: Sequence[EvidenceItem],
+    readings: Sequence[_Reading], known: Mapping[str, Mutation],
 ) -> Judgement:
-    candidates = [i for i, item in enumerate(items) if item.evidence.check_type is check]
+    """`candidates`: the items of this check type, in the order they arrived."""
     found = _weigh(
         candidates, readings,
         lambda i: all(items[i].evidence.at > known[c].at for c in readings[i].covers),
