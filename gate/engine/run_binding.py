@@ -61,6 +61,9 @@ def _mismatch(record: EvidenceItem, files: Sequence[tuple[str, str]]) -> Disqual
 def bind_records_to_junit(items: Sequence[EvidenceItem]) -> list[EvidenceItem]:
     """Each operator record and each JUnit reading, disqualified when a record and the JUnit
     file of its own run disagree (a disqualification already there is kept: it came first)."""
+    if not any(item.origin is Origin.OPERATOR and JUNIT_REPORT_FIELD in item.evidence.extensions
+               for item in items):
+        return list(items)  # no record names its run's JUnit file: nothing to bind
     readings = [(i, _read_files(item)) for i, item in enumerate(items)]
     readings = [(i, files) for i, files in readings if files]
     bound = list(items)
