@@ -7,21 +7,24 @@ log must show that scan only read.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
+from gate.claim.errors import CouldNotDecide, InvalidInput, UsageError
 from gate.evidence.github.api import RetryPolicy
 from gate.faces.action.input_table import ACTION_INPUTS, SCAN_INPUTS, dest
 from gate.faces.action.inputs import read_inputs
 from gate.faces.cli import build_parser, main
-from gate.faces.scan import run_scan
+from gate.faces.scan import run_scan, scan_inputs
 from tests.action_support import (
     FAST_RETRY,
     REPO,
@@ -36,6 +39,7 @@ from tests.action_support import (
     runner_files,
     scenario,
 )
+from tests.github_standin import DeploymentStatusSpec
 from tests.github_standin.events import pull_request_event
 from tests.github_standin.hub import Hub
 from tests.github_standin.plugin import GITHUB_TOKEN, HubFactory
@@ -68,8 +72,6 @@ def scan(hub: Hub, *argv: str, env: Mapping[str, str] | None = None,
 def main_with(argv: tuple[str, ...], out: io.StringIO, err: io.StringIO,
               env: Mapping[str, str], retry: RetryPolicy) -> int:
     """cli.main's error handling around run_scan with an injected env and retry policy."""
-    from gate.claim.errors import CouldNotDecide, InvalidInput, UsageError
-
     try:
         args = build_parser().parse_args(["scan", *argv])
         return run_scan(args, clock=lambda: NOW, out=out, err=err, probe_io=None, env=env,
@@ -157,8 +159,7 @@ def test_scan_prints_the_check_run_the_action_posts(
     assert comparable(check["create"]) == comparable(json.loads(create.body))
     assert [comparable(u) for u in check["updates"]] == [
         comparable(json.loads(u.body)) for u in updates]
-    with open(outputs["claim-json"], encoding="utf-8") as handle:
-        action_record = json.load(handle)
+    action_record = json.loads(Path(outputs["claim-json"]).read_text("utf-8"))
     assert _extraction_times_blanked(printed["completed_claims"]) == [
         _extraction_times_blanked(action_record)]
 
@@ -234,6 +235,37 @@ def test_github_enterprise_server_from_the_pr_url(make_github_hub: HubFactory) -
     scanned = scan(hub, url, "--artifact-name", "junit-*", env={"GITHUB_TOKEN": GITHUB_TOKEN})
     assert scanned.code == 0, scanned.err
     assert all(r.path.startswith("/api/v3/") for r in scanned.requests)
+    assert_read_only(scanned)
+
+
+@pytest.mark.parametrize("probe", [False, True])
+def test_probes_reach_the_deployed_service_only_with_probe(github_hub: Hub, probe: bool) -> None:
+    from tests.probe_support import Reply, Seen, serve
+
+    deploy = {"id": "d1", "kind": "deploy", "target": "production", "at": "2026-03-02T08:58:00Z"}
+    s = scenario(github_hub, claim_json([edit(at=T0 - timedelta(minutes=3)), deploy]))
+    s.add_run(junit_xml())
+
+    def app(seen: Seen, body: bytes) -> Reply:
+        return Reply.json(200, {"sha": s.head.sha}) if seen.path == "/version" else Reply(404)
+
+    with serve(app) as server:
+        github_hub.add_deployment(
+            s.repo, sha=s.head.sha, environment="production", created_at=T0,
+            statuses=[DeploymentStatusSpec("success", created_at=T0 + timedelta(minutes=1),
+                                           environment_url=server.url)])
+        policy = (
+            "id: live\nrequires: [test_run, endpoint_health]\nprobes:\n"
+            f"  allowed_hosts: ['127.0.0.1:{server.port}']\n  allow_http: true\n"
+            "  endpoint_health:\n    - environment: production\n      path: /version\n"
+            "      status: 200\n      assert:\n        - json_pointer: /sha\n"
+            "          equals: '{sha}'\n"
+        )
+        scanned = scan(github_hub, f"{REPO}#{s.pull.number}", "--artifact-name", "junit-*",
+                       "--policy", policy, *(["--probe"] if probe else []))
+        assert [seen.path for seen in server.seen] == (["/version"] if probe else [])
+    assert scanned.code == (0 if probe else 1), scanned.out
+    assert ("live probes are off" in scanned.err) is not probe
     assert_read_only(scanned)
 
 
@@ -333,7 +365,9 @@ def test_a_rate_limit_that_outlasts_the_retries_is_could_not_decide(github_hub: 
                                      max_rate_limit_wait_s=0.01))
     assert scanned.code == 4, scanned.err
     assert "could not decide" in scanned.err
-    assert "rate limit" in scanned.err.lower()
+    # Either GitHub's last answer or the retries' account of it ("too many 403 responses").
+    assert "403" in scanned.err
+    assert scanned.out == ""
 
 
 def test_a_bad_flag_value_is_invalid_input_naming_the_flag(github_hub: Hub) -> None:
@@ -353,9 +387,16 @@ def test_every_action_input_is_described_once_with_action_ymls_default() -> None
         assert table[name].default == str(meta.get("default", "")), name
 
 
+def scan_help() -> str:
+    out = io.StringIO()
+    with pytest.raises(SystemExit), contextlib.redirect_stdout(out):
+        main(["scan", "--help"])
+    return out.getvalue()
+
+
 def test_every_read_only_input_is_a_flag_with_the_same_default() -> None:
     args = build_parser().parse_args(["scan", "octo/app#1"])
-    help_text = build_parser()._subparsers._group_actions[0].choices["scan"].format_help()  # type: ignore[union-attr]
+    help_text = scan_help()
     for spec in ACTION_INPUTS:
         flag = f"--{spec.name}"
         if spec.not_for_scan:
@@ -371,8 +412,6 @@ def test_every_read_only_input_is_a_flag_with_the_same_default() -> None:
 
 def test_the_flags_defaults_read_as_the_actions_defaults() -> None:
     """No flags given and no inputs given mean the same ActionInputs."""
-    from gate.faces.scan import scan_inputs
-
     args = build_parser().parse_args(["scan", "octo/app#1"])
     from_flags = scan_inputs(args, "t", "https://api.github.com")
     spec = yaml.safe_load((ROOT / "action.yml").read_text("utf-8"))["inputs"]
@@ -383,8 +422,6 @@ def test_the_flags_defaults_read_as_the_actions_defaults() -> None:
 
 
 def test_repeated_and_comma_separated_flags_are_one_list() -> None:
-    from gate.faces.scan import scan_inputs
-
     args = build_parser().parse_args([
         "scan", "octo/app#1", "--artifact-name", "junit-*,coverage", "--artifact-name", "e2e",
         "--trusted-verifier", "ci/*", "--trusted-verifiers", "lab/*"])
@@ -395,11 +432,5 @@ def test_repeated_and_comma_separated_flags_are_one_list() -> None:
 
 def test_docs_show_the_real_help(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("COLUMNS", "100")
-    out = io.StringIO()
-    with pytest.raises(SystemExit):
-        import contextlib
-
-        with contextlib.redirect_stdout(out):
-            main(["scan", "--help"])
     doc = (ROOT / "docs" / "scan.md").read_text("utf-8")
-    assert out.getvalue() in doc, "docs/scan.md's help block is not `claim-gate scan --help`"
+    assert scan_help() in doc, "docs/scan.md's help block is not `claim-gate scan --help`"

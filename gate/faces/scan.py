@@ -157,6 +157,9 @@ def run_scan(
         err.write("claim-gate scan: no GH_TOKEN or GITHUB_TOKEN: reading anonymously (public"
                   " repositories on github.com only; GitHub allows 60 requests an hour)\n")
     _warn_unsafe(api_url, token, err)
+    if not inputs.artifact_names:
+        err.write("claim-gate scan: no --artifact-name: no CI artifact is read, so there is no"
+                  " test evidence (name the artifacts your CI uploads JUnit XML in, or '*')\n")
     if not args.probe:
         err.write("claim-gate scan: live probes are off (--probe runs the policy's probes"
                   " against the deployed URLs)\n")
@@ -164,7 +167,8 @@ def run_scan(
                     repository=reference.repository)
     pull = fetch_pull(api, reference, anonymous=not token)
     poster = RecordingPoster()
-    outcome = _decide(api, inputs, pull, clock, err, probe_io if args.probe else None, poster)
+    probes = (probe_io or ProbeIO.system(clock)) if args.probe else None
+    outcome = _decide(api, inputs, pull, clock, err, probes, poster)
     result = ScanResult(str(reference), pull.head_sha, outcome.verdict, outcome.verdict_exit,
                         tuple(poster.check_runs), poster.published)
     out.write(RENDER[args.format](result))
