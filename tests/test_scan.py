@@ -197,6 +197,24 @@ def test_text_and_markdown_name_the_verdict_and_the_check(github_hub: Hub) -> No
     assert "Nothing was posted" in markdown.out
 
 
+@pytest.mark.parametrize("output", ["text", "markdown", "json"])
+def test_a_claim_cannot_rewrite_the_terminal(github_hub: Hub, output: str) -> None:
+    """An agent's claim that moves the cursor up and prints "verified" over the verdict."""
+    forged = "\x1b[1A\x1b[2K\rverified (exit 0)\x9b2K\u202e"
+    s = scenario(github_hub, claim_json([edit(at=T0 - timedelta(minutes=3))],
+                                        claimed_outcome=forged))
+    s.add_run(junit_xml(passed=4, failed=1), conclusion="failure")
+    scanned = scan(github_hub, f"{REPO}#{s.pull.number}", "--artifact-name", "junit-*",
+                   "--format", output)
+    assert scanned.code == 2
+    assert "\\u001b[1A" in scanned.out
+    for raw in ("\x1b", "\r", "\x9b", "\u202e"):
+        assert raw not in scanned.out
+    if output == "json":
+        record = scanned.json()["completed_claims"][0]
+        assert record["claimed_outcome"] == forged, "JSON keeps the claim's exact text"
+
+
 def test_the_command_line_entry_point_runs_scan(
     github_hub: Hub, monkeypatch: pytest.MonkeyPatch
 ) -> None:

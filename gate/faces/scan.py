@@ -27,7 +27,7 @@ from gate.faces.action.input_table import SCAN_INPUTS, dest
 from gate.faces.action.inputs import ActionInputs, RunnerContext, read_inputs
 from gate.faces.action.posting import CheckRunRequests, Published, check_run_requests
 from gate.faces.action.run import GateOutcome, run_gate
-from gate.faces.scan_output import RENDER, SCAN_FORMATS, ScanResult
+from gate.faces.scan_output import SCAN_FORMATS, ScanResult, render
 from gate.faces.scan_ref import PullReference, choose_api_url, parse_reference
 from gate.pipeline import exit_code_for
 from gate.report.check_run import CheckRunReport, failure_report
@@ -171,7 +171,7 @@ def run_scan(
     outcome = _decide(api, inputs, pull, clock, err, probes, poster)
     result = ScanResult(str(reference), pull.head_sha, outcome.verdict, outcome.verdict_exit,
                         tuple(poster.check_runs), poster.published)
-    out.write(RENDER[args.format](result))
+    out.write(render(args.format, result))
     return outcome.verdict_exit
 
 

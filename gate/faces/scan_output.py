@@ -8,12 +8,24 @@ records, so a script can diff a scan against what a real run posted.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from gate.faces.action.posting import CheckRunRequests, Published
 
 SCAN_FORMATS = ("text", "json", "markdown")
+
+# What a claim could use to rewrite a terminal: C0 controls but new line and tab (ESC, CR,
+# backspace), DEL, C1 controls (a lone CSI) and the bidirectional overrides.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def visible(text: str) -> str:
+    """The claim's words, never its terminal commands: a scan is read in a terminal, and
+    an agent's claim must not overwrite the verdict line above it. JSON stays valid (the
+    characters are only in strings, where \\uXXXX means the same character)."""
+    return _CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 @dataclass(frozen=True)
@@ -77,4 +89,7 @@ def render_markdown(result: ScanResult) -> str:
     return "\n".join(parts).rstrip("\n") + "\n"
 
 
-RENDER = {"text": render_text, "json": render_json, "markdown": render_markdown}
+def render(name: str, result: ScanResult) -> str:
+    """The chosen format, with the claim's control characters made visible."""
+    return visible({"text": render_text, "json": render_json,
+                    "markdown": render_markdown}[name](result))
