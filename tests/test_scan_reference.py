@@ -66,3 +66,22 @@ def test_the_api_url_comes_from_the_flag_then_the_url_then_the_runner() -> None:
 ])
 def test_a_403_names_the_permission_of_the_endpoint(path: str, needed: str | None) -> None:
     assert permission_for(path) == needed
+
+
+@pytest.mark.parametrize(("api_url", "token", "warned"), [
+    ("http://ghe.corp/api/v3", "t", True),
+    ("http://127.0.0.1.evil.example/api/v3", "t", True),
+    ("http://127.0.0.1:8080/api/v3", "t", False),
+    ("https://ghe.corp/api/v3", "t", False),
+    ("http://ghe.corp/api/v3", "", False),
+])
+def test_a_token_sent_over_plain_http_is_warned_about(
+    api_url: str, token: str, warned: bool
+) -> None:
+    import io
+
+    from gate.faces.scan import _warn_unsafe
+
+    err = io.StringIO()
+    _warn_unsafe(api_url, token, err)
+    assert ("unencrypted" in err.getvalue()) is warned

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import os
 import tempfile
+import urllib.parse
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -130,9 +131,8 @@ def fetch_pull(api: GitHubApi, reference: PullReference, anonymous: bool) -> Pul
 
 
 def _warn_unsafe(api_url: str, token: str, err: TextIO) -> None:
-    if token and api_url.startswith("http://") and not api_url.startswith(
-        ("http://127.0.0.1", "http://localhost", "http://[::1]")
-    ):
+    url = urllib.parse.urlsplit(api_url)
+    if token and url.scheme == "http" and url.hostname not in ("127.0.0.1", "localhost", "::1"):
         err.write(f"claim-gate scan: warning: {api_url} is not https; the token crosses the"
                   " network unencrypted\n")
 
