@@ -19,6 +19,7 @@ from gate.evidence.junit import DEFAULT_MAX_JUNIT_BYTES, read_run
 from gate.evidence.probe.observe import ProbeIO
 from gate.faces.claim_command import add_claim_arguments, run_claim_command
 from gate.faces.probe_command import add_probe_arguments, probe_context, run_probe_command
+from gate.faces.scan import add_scan_arguments, run_scan
 from gate.pipeline import FORMATS, ExitCode, VerifyOptions, run_verify
 from gate.report.junit_summary import render_junit_json, render_junit_text
 
@@ -77,6 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_probe(commands)
     _add_junit(commands)
     add_claim_arguments(commands)
+    add_scan_arguments(commands)
     commands.add_parser(
         "schema", help="print the JSON Schema of completion claim v0.1",
         description="Print the JSON Schema (draft 2020-12) of completion claim v0.1.",
@@ -228,6 +230,8 @@ def main(
             return _verify(args, clock, out, probe_io)
         if args.command == "probe":
             return run_probe_command(args, out, probe_io)
+        if args.command == "scan":
+            return run_scan(args, clock=clock, out=out, err=err, probe_io=probe_io)
         if args.command == "junit":
             run = read_run(args.files, (), args.max_bytes)
             render = render_junit_json if args.format == "json" else render_junit_text

@@ -35,6 +35,7 @@ from gate.claim.github_facts import (
 )
 from gate.claim.timefmt import TimestampError, parse_rfc3339
 from gate.evidence.github.event import pull_request_ref
+from gate.evidence.github.permissions import permission_for
 
 PER_PAGE = 100
 _NEXT = re.compile(r'<([^>]+)>;\s*rel="next"')
@@ -55,9 +56,10 @@ class CheckRunForbidden(CouldNotDecide):
 
 
 def connect(api_url: str, token: str, retry: RetryPolicy) -> Github:
+    """A client for `api_url`; an empty token reads anonymously (`claim-gate scan`)."""
     return Github(
         base_url=api_url.rstrip("/"),
-        auth=Auth.Token(token),
+        auth=Auth.Token(token) if token else None,  # no token: anonymous (public repos)
         timeout=retry.timeout_s,
         per_page=PER_PAGE,
         retry=GithubRetry(
@@ -105,9 +107,11 @@ class GitHubApi:
             )
         except GithubException as exc:
             message = exc.data.get("message") if isinstance(exc.data, dict) else exc.data
-            raise _ApiError(
-                exc.status, f"GitHub answered {exc.status} to {verb} {path}: {message}"
-            ) from None
+            text = f"GitHub answered {exc.status} to {verb} {path}: {message}"
+            needed = permission_for(path) if exc.status == 403 and verb == "GET" else None
+            if needed and "rate limit" not in text.lower():
+                text += f" (the token needs `{needed}` on {self.repository})"
+            raise _ApiError(exc.status, text) from None
         except RequestException as exc:
             raise CouldNotDecide(f"GitHub could not be reached for {verb} {path}: {exc}") from None
 
@@ -351,3 +355,6 @@ class _ApiError(CouldNotDecide):
 
 class ArtifactGone(CouldNotDecide):
     """The artifact expired (410): its evidence is absent, not a fault of the gate."""
+
+
+ApiError = _ApiError  # its public name, for faces that explain a status (`claim-gate scan`)

@@ -32,7 +32,8 @@ from gate.evidence.interface import Collector
 from gate.evidence.probe.collect import Probes
 from gate.evidence.probe.observe import ProbeContext, ProbeIO
 from gate.faces.action.inputs import ActionInputs, RunnerContext
-from gate.faces.action.runner_files import append_summary, workflow_command, write_outputs
+from gate.faces.action.posting import ApiPoster, Poster, Published
+from gate.faces.action.posting import post_check_run as post_check_run  # its old home
 from gate.pipeline import EXIT_FOR_STATE, exit_code_for, run
 from gate.report.check_run import (
     Annotation,
@@ -63,6 +64,7 @@ class GateOutcome:
     unmet_count: int
     claim_json: Path | None
     posted: tuple[int, ...] = ()
+    verdict_exit: int = 0  # the verdict's exit code whatever the mode (`claim-gate scan`)
 
 
 def _is_inline(policy: str) -> bool:
@@ -123,40 +125,6 @@ class _Decided:
     summary: str
 
 
-def post_check_run(api: GitHubApi, report: CheckRunReport, now: datetime) -> int:
-    batches = report.annotation_batches()
-    payload = {
-        "name": report.name,
-        "head_sha": report.head_sha,
-        "status": "completed",
-        "conclusion": report.conclusion,
-        "completed_at": now.isoformat().replace("+00:00", "Z"),
-        "output": report.output(batches[0]),
-        **({"details_url": report.details_url} if report.details_url else {}),
-    }
-    posted = api.create_check_run(payload)
-    for batch in batches[1:]:
-        api.update_check_run(posted.id, {"output": report.output(batch)})
-    return posted.id
-
-
-def _fallback(report: CheckRunReport, summary_file: Path | None) -> list[str]:
-    """A token that may not create check runs (a fork's pull_request): annotate the job."""
-    lines = [workflow_command("error" if report.conclusion != "success" else "notice",
-                              f"{report.title}", title=report.name)]
-    lines += [
-        workflow_command("error" if a.level == "failure" else "warning", a.message,
-                         file=a.path, line=a.line, title=a.title)
-        for a in report.annotations if a.path
-    ]
-    append_summary(summary_file, report.summary + (
-        "\n> This token may not create check runs (a pull request from a fork). Run"
-        " claim-gate in a separate `workflow_run` workflow so it can post the check; see the"
-        " fork set-up (docs/forks.md).\n"
-    ))
-    return lines
-
-
 def run_gate(
     *,
     api: GitHubApi,
@@ -166,8 +134,11 @@ def run_gate(
     clock: Callable[[], datetime],
     emit: Callable[[str], None],
     probe_io: ProbeIO | None = None,
+    poster: Poster | None = None,
 ) -> GateOutcome:
-    """`probe_io`: how the policy's live probes reach the world (None: no probes run)."""
+    """`probe_io`: how the policy's live probes reach the world (None: no probes run);
+    `poster`: where the check runs and the step's files go (default: the Action's)."""
+    poster = poster or ApiPoster(api, runner, emit)
     pull = resolve_pull(api, trigger, inputs)
     head_sha = pull.head_sha
     details_url = runner.details_url
@@ -180,7 +151,7 @@ def run_gate(
                 conclusion="neutral",
                 title="no claim required: the PR's author and branch are not an agent's",
             )
-            return _finish(api, [report], [], runner, clock, emit, inputs, not_required=True)
+            return _finish(poster, [report], [], clock, inputs, not_required=True)
         policy = load_action_policy(api, inputs.policy, pull.base_ref).trusting(
             inputs.trusted_verifiers
         )
@@ -191,23 +162,23 @@ def run_gate(
                 reason=f"no completion claim: no {inputs.claim_path} at {head_sha[:12]} and no"
                 " ```completion-claim block in the PR body", details_url=details_url,
             )
-            return _finish(api, [report], [], runner, clock, emit, inputs)
+            return _finish(poster, [report], [], clock, inputs)
         facts = pull_facts(api, pull, policy.trust,
                            inputs.check_name)
         decided = []
         for claim_file in found:
             decided.append(_decide_one(api, claim_file, policy, inputs, runner, facts,
                                        clock, details_url, len(found) > 1, probe_io))
-        return _finish(api, [d.report for d in decided], decided, runner, clock, emit, inputs)
+        return _finish(poster, [d.report for d in decided], decided, clock, inputs)
     except CheckRunForbidden:
         raise
     except (InvalidInput, CouldNotDecide) as exc:
         report = failure_report(name=inputs.check_name, head_sha=head_sha, reason=str(exc),
                                 mode=inputs.mode, details_url=details_url)
-        outcome = _finish(api, [report], [], runner, clock, emit, inputs)
+        outcome = _finish(poster, [report], [], clock, inputs)
         code = exit_code_for(exc)
         return replace(outcome, exit_code=0 if inputs.mode is Mode.OBSERVE else int(code),
-                       verdict="could-not-decide")
+                       verdict="could-not-decide", verdict_exit=int(code))
 
 
 def _decide_one(
@@ -296,50 +267,29 @@ def record_details(record_json: str | None) -> str:
 
 
 def _finish(
-    api: GitHubApi,
+    poster: Poster,
     reports: Sequence[CheckRunReport],
     decided: Sequence[_Decided],
-    runner: RunnerContext,
     clock: Callable[[], datetime],
-    emit: Callable[[str], None],
     inputs: ActionInputs,
     not_required: bool = False,
 ) -> GateOutcome:
-    """Post the checks, write the files and outputs; `not_required`: the PR is outside the
-    agent globs (a neutral check, exit 0)."""
-    posted: list[int] = []
-    for report in reports:
-        try:
-            posted.append(post_check_run(api, report, clock()))
-        except CheckRunForbidden:
-            for line in _fallback(report, runner.summary_file):
-                emit(line)
+    """Post the checks, then publish the records and the summary; `not_required`: the PR is
+    outside the agent globs (a neutral check, exit 0)."""
+    posted = [i for i in (poster.post(report, clock()) for report in reports) if i is not None]
     states = [d.verdict.state for d in decided if d.verdict is not None]
     if not decided or any(d.verdict is None for d in decided):
         states.append(VerdictState.UNVERIFIED)  # no claim, or one that cannot be read
     worst = max(states, key=_SEVERITY.__getitem__)
     verdict_name = "not-required" if not_required else str(worst)
-    claim_json = None
-    records = [d.record_json for d in decided if d.record_json]
-    if records:
-        claim_json = runner.workspace / ".claim-gate" / "completed-claim.json"
-        try:
-            claim_json.parent.mkdir(parents=True, exist_ok=True)
-            claim_json.write_text(records[0] if len(records) == 1 else
-                                  "[" + ",\n".join(records) + "]\n", encoding="utf-8")
-        except OSError as exc:
-            raise CouldNotDecide(f"{claim_json}: cannot write the completed claim: {exc}") from None
-    for d in decided:
-        append_summary(runner.summary_file, d.summary + record_details(d.record_json))
+    summaries = [d.summary + record_details(d.record_json) for d in decided]
     if not decided:
-        for report in reports:
-            append_summary(runner.summary_file, report.summary)
+        summaries = [report.summary for report in reports]
     unmet = sum(len(d.verdict.unmet) for d in decided if d.verdict is not None)
-    write_outputs(runner.output_file, {
-        "verdict": verdict_name,
-        "unmet-count": str(unmet),
-        "claim-json": str(claim_json) if claim_json else "",
-    })
+    claim_json = poster.publish(Published(
+        verdict_name, unmet, tuple(d.record_json for d in decided if d.record_json),
+        tuple(summaries)))
+    verdict_exit = 0 if not_required else int(EXIT_FOR_STATE[worst])
     blocking = inputs.mode is Mode.ENFORCE and not not_required
-    code = int(EXIT_FOR_STATE[worst]) if blocking else 0
-    return GateOutcome(code, verdict_name, unmet, claim_json, tuple(posted))
+    return GateOutcome(verdict_exit if blocking else 0, verdict_name, unmet, claim_json,
+                       tuple(posted), verdict_exit)
