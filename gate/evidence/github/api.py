@@ -8,14 +8,16 @@ Artifact downloads follow GitHub's 302 with a plain client that never sends the 
 
 from __future__ import annotations
 
+import functools
+import inspect
 import re
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from github import Auth, Github, GithubException, GithubRetry
 from requests.exceptions import RequestException
@@ -85,6 +87,64 @@ def _optional_time(value: Any, what: str) -> datetime | None:
     return None if value is None else _time(value, what)
 
 
+#: What reading a field of an answer raises when GitHub (or a proxy) sent another shape.
+_MALFORMED = (KeyError, TypeError, ValueError, AttributeError, IndexError)
+_Method = TypeVar("_Method", bound=Callable[..., Any])
+_Class = TypeVar("_Class")
+#: The REST operation behind each reading method, for the message (others show their name).
+_ENDPOINTS = {
+    "pull": "GET /repos/{owner}/{repo}/pulls/{number}",
+    "pulls_for_commit": "GET /repos/{owner}/{repo}/commits/{sha}/pulls",
+    "workflow_runs": "GET /repos/{owner}/{repo}/actions/runs",
+    "base_branch_runs": "GET /repos/{owner}/{repo}/actions/workflows/{id}/runs",
+    "changed_files": "GET /repos/{owner}/{repo}/pulls/{number}/files",
+    "activity": "GET /repos/{owner}/{repo}/activity",
+    "check_suites": "GET /repos/{owner}/{repo}/commits/{sha}/check-suites",
+    "check_runs": "GET /repos/{owner}/{repo}/commits/{sha}/check-runs",
+    "artifacts": "GET /repos/{owner}/{repo}/actions/runs/{id}/artifacts",
+    "deployments": "GET /repos/{owner}/{repo}/deployments (and their statuses)",
+    "create_check_run": "POST /repos/{owner}/{repo}/check-runs",
+}
+
+
+def _malformed(endpoint: str, exc: Exception) -> CouldNotDecide:
+    field = f" (field {exc.args[0]!r} missing)" if isinstance(exc, KeyError) else ""
+    return CouldNotDecide(
+        f"GitHub's answer to {endpoint} is not shaped as documented{field}:"
+        f" {type(exc).__name__}: {exc}; the gate cannot read it, so it cannot decide"
+    )
+
+
+def _guarded(name: str, method: _Method) -> _Method:
+    """`method`, with a malformed answer (a missing `id`, a string for a number) turned into
+    CouldNotDecide naming the endpoint, also while a returned generator is consumed."""
+
+    def iterate(items: Iterator[Any]) -> Iterator[Any]:
+        try:
+            yield from items
+        except _MALFORMED as exc:
+            raise _malformed(name, exc) from None
+
+    @functools.wraps(method)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            result = method(*args, **kwargs)
+        except _MALFORMED as exc:
+            raise _malformed(name, exc) from None
+        return iterate(result) if inspect.isgenerator(result) else result
+
+    return cast(_Method, wrapper)
+
+
+def _every_read_guarded(cls: type[_Class]) -> type[_Class]:
+    """Guard every public method, so one added later cannot forget to."""
+    for name, member in list(vars(cls).items()):
+        if inspect.isfunction(member) and not name.startswith("_"):
+            setattr(cls, name, _guarded(_ENDPOINTS.get(name, f"{cls.__name__}.{name}"), member))
+    return cls
+
+
+@_every_read_guarded
 class GitHubApi:
     """The gate's view of one repository on one GitHub (or GitHub Enterprise) server."""
 

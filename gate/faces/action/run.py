@@ -22,7 +22,7 @@ from gate.claim.policy import Policy
 from gate.claim.policy_parse import parse_policy_text
 from gate.claim.trust_policy import RemovedTests
 from gate.engine.removed_tests import removal_lines
-from gate.engine.results import Verdict
+from gate.engine.results import Verdict, worst
 from gate.evidence.github.api import CheckRunForbidden, GitHubApi
 from gate.evidence.github.claims import FoundClaim, find_claims, load_found
 from gate.evidence.github.deployments import deployed_urls
@@ -46,8 +46,6 @@ from gate.report.check_run import (
 from gate.report.record import completed_record
 from gate.report.renderers import RenderInput, render
 from gate.report.verification import verification_summary
-
-_SEVERITY = {VerdictState.VERIFIED: 0, VerdictState.UNVERIFIED: 1, VerdictState.REFUTED: 2}
 
 
 def action_default_policy() -> Policy:
@@ -280,8 +278,8 @@ def _finish(
     states = [d.verdict.state for d in decided if d.verdict is not None]
     if not decided or any(d.verdict is None for d in decided):
         states.append(VerdictState.UNVERIFIED)  # no claim, or one that cannot be read
-    worst = max(states, key=_SEVERITY.__getitem__)
-    verdict_name = "not-required" if not_required else str(worst)
+    worst_state = worst(states)
+    verdict_name = "not-required" if not_required else str(worst_state)
     summaries = [d.summary + record_details(d.record_json) for d in decided]
     if not decided:
         summaries = [report.summary for report in reports]
@@ -289,7 +287,7 @@ def _finish(
     claim_json = poster.publish(Published(
         verdict_name, unmet, tuple(d.record_json for d in decided if d.record_json),
         tuple(summaries)))
-    verdict_exit = 0 if not_required else int(EXIT_FOR_STATE[worst])
+    verdict_exit = 0 if not_required else int(EXIT_FOR_STATE[worst_state])
     blocking = inputs.mode is Mode.ENFORCE and not not_required
     return GateOutcome(verdict_exit if blocking else 0, verdict_name, unmet, claim_json,
                        tuple(posted), verdict_exit)
