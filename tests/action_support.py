@@ -60,6 +60,14 @@ class RunnerFiles:
     def outputs(self) -> dict[str, str]:
         return read_outputs(self.output)
 
+    def claim_json(self) -> Path:
+        """The `claim-json` output, which is relative to the workspace (as later steps see
+        it); an empty output is no file."""
+        relative = self.outputs()["claim-json"]
+        assert relative, "the action wrote no completed claim"
+        assert not Path(relative).is_absolute(), relative
+        return self.workspace / relative
+
 
 def runner_files(tmp_path: Path, payload: Any) -> RunnerFiles:
     workspace = tmp_path / "workspace"

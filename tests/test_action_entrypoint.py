@@ -50,5 +50,5 @@ def test_the_entrypoint_command_posts_the_check_and_writes_the_files(
     assert s.check().conclusion == "success"
     outputs = files.outputs()
     assert outputs["verdict"] == "verified"
-    assert Path(outputs["claim-json"]).is_file()
+    assert files.claim_json().is_file()
     assert "✅ verified" in files.summary.read_text("utf-8")

@@ -42,7 +42,7 @@ def test_verified_when_a_passing_ci_run_followed_the_last_edit(
     assert result.code == 0
     assert files.outputs()["verdict"] == "verified"
     assert files.outputs()["unmet-count"] == "0"
-    record = json.loads(Path(files.outputs()["claim-json"]).read_text("utf-8"))
+    record = json.loads(files.claim_json().read_text("utf-8"))
     assert record["verdict"]["state"] == "verified"
     run = record["evidence"][0]["x-run"]
     assert run["id"] == s.runs[0].id

@@ -101,7 +101,7 @@ def test_the_arrival_falls_back_to_the_first_run_and_says_it_is_an_upper_bound(
     s = Scenario(github_hub, repo, head, pull, [])
     s.add_run(junit_xml(passed=5), started=timedelta(minutes=5))
     _, files = act(s, tmp_path)
-    record = json.loads(Path(files.outputs()["claim-json"]).read_text("utf-8"))
+    record = json.loads(files.claim_json().read_text("utf-8"))
     arrival = record["x-verification"]["head_arrival"]
     assert arrival["upper_bound"] is True
     assert arrival["at"] == "2026-03-02T09:05:00Z"
@@ -114,7 +114,7 @@ def test_the_record_is_a_verification_summary(github_hub: Hub, tmp_path: Path) -
     xml = junit_xml(passed=5)
     s.add_run(xml)
     _, files = act(s, tmp_path, policy="id: owners\nrequires: [test_run]\n")
-    record = json.loads(Path(files.outputs()["claim-json"]).read_text("utf-8"))
+    record = json.loads(files.claim_json().read_text("utf-8"))
     summary = record["x-verification"]
     assert summary["resource"] == {
         "repository": REPO, "pull_request": s.pull.number, "head_sha": s.head.sha,
@@ -232,7 +232,7 @@ def test_a_fork_prs_arrival_is_read_from_the_fork(
     _, files = act(s, tmp_path)
     check = s.check()
     assert check.conclusion == conclusion, check.summary
-    record = json.loads(Path(files.outputs()["claim-json"]).read_text("utf-8"))
+    record = json.loads(files.claim_json().read_text("utf-8"))
     arrival = record["x-verification"]["head_arrival"]
     assert "in agent/app's activity" in arrival["source"]
     assert arrival["upper_bound"] is False
@@ -268,7 +268,7 @@ def test_workspace_junit_from_an_unchanged_workflow_counts(
     env["GITHUB_WORKFLOW_REF"] = f"{REPO}/.github/workflows/claim.yml@refs/pull/1/merge"
     result = run_action(env)
     assert s.check().conclusion == "success", s.check().summary
-    record = json.loads(Path(files.outputs()["claim-json"]).read_text("utf-8"))
+    record = json.loads(files.claim_json().read_text("utf-8"))
     provenance = record["evidence"][0]["x-provenance"]
     assert provenance["workflow_path"] == ".github/workflows/claim.yml"
     assert result.code == 0
@@ -287,7 +287,7 @@ def test_unreadable_activity_and_statuses_fall_back_without_blocking(
     _, files = act(s, tmp_path)
     check = s.check()
     assert check.conclusion == "success", check.summary
-    record = json.loads(Path(files.outputs()["claim-json"]).read_text("utf-8"))
+    record = json.loads(files.claim_json().read_text("utf-8"))
     arrival = record["x-verification"]["head_arrival"]
     assert arrival["upper_bound"] is True
     assert "the activity could not be read" in arrival["source"]

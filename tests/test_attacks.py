@@ -68,7 +68,8 @@ def _run(s: Scenario, tmp_path: Path, **inputs: str) -> Seen:
     result, files = act(s, tmp_path, **inputs)
     outputs = files.outputs()
     summary = files.summary.read_text("utf-8") if files.summary.exists() else ""
-    seen = _seen(s, summary, outputs.get("claim-json") or None)
+    claim_json = outputs.get("claim-json")
+    seen = _seen(s, summary, str(files.workspace / claim_json) if claim_json else None)
     assert result.code != 0 or seen.conclusion == "success", result.stdout
     return seen
 

@@ -77,10 +77,40 @@ def test_output_file(tmp_path: Path) -> None:
     assert json.loads(target.read_text("utf-8"))["verdict"]["state"] == "unverified"
 
 
-def test_unwritable_output_is_could_not_decide(tmp_path: Path) -> None:
-    code, _, err = run_cli("verify", str(EXAMPLE), "--output", str(tmp_path / "no" / "x.json"))
-    assert code == 4
-    assert "cannot write" in err
+def test_unwritable_output_is_invalid_input_naming_the_path(tmp_path: Path) -> None:
+    # Issue 13 item 5: the verdict was decided; the path is the operator's to fix (exit 3).
+    target = tmp_path / "no" / "x.json"
+    code, _, err = run_cli("verify", str(EXAMPLE), "--output", str(target))
+    assert code == 3
+    assert f"{target}: cannot write the output" in err
+    assert "the verdict was decided (unverified)" in err
+
+
+def test_with_output_one_line_naming_the_verdict_goes_to_stderr(tmp_path: Path) -> None:
+    target = tmp_path / "verdict.json"
+    code, out, err = run_cli("verify", str(EXAMPLE), "--format", "json", "--output", str(target))
+    assert code == 1
+    assert out == ""
+    assert err.splitlines() == [
+        f"claim-gate: UNVERIFIED (1 unmet item); json output written to {target}"]
+    assert json.loads(target.read_text("utf-8"))["verdict"]["state"] == "unverified"
+
+
+def test_probe_with_a_fixed_now_is_refused() -> None:
+    code, _, err = run_cli("verify", str(EXAMPLE), "--probe", "--now", "2026-08-27T18:04:10Z")
+    assert code == 3
+    assert "--now cannot be given with --probe" in err
+
+
+def test_help_shows_the_format_default_and_probe_lists_exit_codes(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    for command in ("verify", "probe"):
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+    shown = capsys.readouterr().out
+    assert "output format (default: text)" in shown
+    assert "exit codes:" in shown.split("usage: claim-gate probe", 1)[1]
 
 
 def write_json(path: Path, value: object) -> Path:

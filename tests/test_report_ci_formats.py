@@ -175,7 +175,8 @@ def test_text_output_keeps_hostile_claim_text_on_its_line() -> None:
     assert not [line for line in lines if line.startswith("::")]
     assert "  claimed: done\\n::add-mask::x" in lines
     assert "UNVERIFIED: claim.json (task t\\u2028::notice::y)" in lines
-    assert len(lines) == 9  # headline, 5 facts, unmet header, the one unmet item, reason
+    # headline, 5 facts, unmet header, the one unmet item (the reason: not repeated below it)
+    assert len(lines) == 8
     assert "(file_edit 100% done: a, b\\r\\nc\\n::set-output name=x::y)" in lines[7]
 
 

@@ -132,7 +132,10 @@ def action_requests(hub: Hub, s: Scenario, tmp_path: Any) -> tuple[int, dict[str
     before = len(hub.requests)
     result = run_action(env, now=NOW)
     sent = [r for r in hub.requests[before:] if r.method in WRITES]
-    return result.code, files.outputs(), sent
+    outputs = files.outputs()
+    if outputs.get("claim-json"):  # relative to the workspace, as later steps see it
+        outputs["claim-json"] = str(files.workspace / outputs["claim-json"])
+    return result.code, outputs, sent
 
 
 @pytest.mark.parametrize(("build", "verdict", "code"),

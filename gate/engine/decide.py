@@ -21,6 +21,7 @@ from gate.claim.facts import EvidenceItem, Facts, Origin
 from gate.claim.model import JSON, CheckType, Claim, Evidence, Mutation, VerdictState
 from gate.claim.policy import Policy
 from gate.claim.timefmt import format_rfc3339
+from gate.claim.wording import duration
 from gate.engine.provenance import judge_provenance
 from gate.engine.removed_tests import rule_judgements
 from gate.engine.results import Assessment, Judgement, Problem, Unmet, Verdict, worst
@@ -102,7 +103,8 @@ def _problem_of(
         return True, Problem(
             "stale",
             f"{_describe_item(index, evidence)} observed at {format_rfc3339(evidence.at)} is"
-            f" {age:.0f}s old, over the {limit}s limit for {evidence.check_type}; collect it again",
+            f" {duration(age)} old, over the {duration(limit)} limit for {evidence.check_type};"
+            " collect it again",
         )
     if evidence.expected is not None and not evidence.has_observed_value:
         return True, Problem(

@@ -21,6 +21,7 @@ from gate.claim.github_facts import TestSetComparison, run_label
 from gate.claim.model import VerdictState
 from gate.claim.policy import Policy
 from gate.claim.trust_policy import RemovedTests
+from gate.claim.wording import plural
 from gate.engine.results import Judgement, Unmet
 
 MAX_LISTED = 20
@@ -35,7 +36,7 @@ def removal_lines(comparisons: Sequence[TestSetComparison]) -> list[str]:
         shown = [t.describe() for t in comparison.removed[:MAX_LISTED]]
         more = len(comparison.removed) - len(shown)
         lines.append(
-            f"{len(comparison.removed)} test(s) that ran on the base branch"
+            f"{plural(len(comparison.removed), 'test')} that ran on the base branch"
             f" ({run_label(comparison.baseline)}) are missing or skipped in"
             f" {comparison.workflow_path} on the head: {', '.join(shown)}"
             + (f" and {more} more" if more else "")

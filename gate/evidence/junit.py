@@ -48,6 +48,7 @@ from gate.claim.model import JSON, CheckType, Claim, Evidence, Verifier, Verifie
 from gate.claim.policy import Policy
 from gate.claim.policy_parse import test_names
 from gate.claim.timefmt import format_rfc3339
+from gate.claim.wording import plural
 from gate.evidence.commit_binding import UNBOUND_COMMIT
 from gate.evidence.interface import Collected
 from gate.evidence.junit_reader import (
@@ -178,9 +179,11 @@ def _disqualification(
         if hiding is not None:
             return Disqualification(
                 "count_mismatch",
-                f"{file.path}: suite {hiding.suite!r} says it had {hiding.stated_failing}"
-                f" failure(s) and error(s), but {hiding.counted_failing} failing test(s) were"
-                " counted in it: a report that hides failures is never a pass",
+                f"{file.path}: suite {hiding.suite!r} says it had"
+                f" {plural(hiding.stated_failing or 0, 'failure or error', 'failures and errors')},"
+                f" but {plural(hiding.counted_failing, 'failing test')}"
+                f" {'was' if hiding.counted_failing == 1 else 'were'} counted in it: a report"
+                " that hides failures is never a pass",
             )
     totals = run.totals
     if totals.tests == 0:
@@ -192,7 +195,7 @@ def _disqualification(
     if totals.executed == 0:
         return Disqualification(
             "all_skipped",
-            f"all {totals.tests} test(s) in the JUnit files were skipped: nothing was"
+            f"all {plural(totals.tests, 'test')} in the JUnit files were skipped: nothing was"
             " executed, which is absence of evidence, never a pass",
         )
     return None

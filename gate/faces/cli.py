@@ -15,6 +15,7 @@ from gate.claim.errors import CouldNotDecide, InvalidInput, UsageError
 from gate.claim.loader import DEFAULT_MAX_CLAIM_BYTES
 from gate.claim.schema import schema_text
 from gate.claim.timefmt import TimestampError, parse_rfc3339
+from gate.claim.wording import plural
 from gate.evidence.junit import DEFAULT_MAX_JUNIT_BYTES, read_run
 from gate.evidence.probe.observe import ProbeIO
 from gate.faces.claim_command import add_claim_arguments, run_claim_command
@@ -30,6 +31,13 @@ exit codes:
   2  refuted: an independent, fresh observation contradicts the claim
   3  invalid input: the claim, evidence, policy or command line cannot be used
   4  could not decide: an operational fault (the gate never passes on a fault)
+"""
+
+PROBE_EXIT_CODES_HELP = """\
+exit codes:
+  0  the probes ran and their records were written (what they observed is for `verify`)
+  3  invalid input: the claim, policy or command line cannot be used
+  4  could not decide: an operational fault (the records were not written)
 """
 
 
@@ -121,7 +129,8 @@ def _add_verify(commands: _Commands[_Parser]) -> None:
         help="the commit under review (full SHA): test runs bound to another commit, a dirty"
         " tree or no commit do not count; probes assert {sha}/{short_sha} against it",
     )
-    verify.add_argument("--format", choices=FORMATS, default="text", help="output format")
+    verify.add_argument("--format", choices=FORMATS, default="text",
+                        help="output format (default: %(default)s)")
     verify.add_argument("--output", type=Path, metavar="FILE", help="write the output here")
     _add_max_claim_bytes(verify)
     verify.add_argument(
@@ -153,6 +162,8 @@ def _add_probe(commands: _Commands[_Parser]) -> None:
         help="run the policy's live probes for a claim and write evidence records",
         description="Observe only: run the policy's probes for CLAIM and write the"
         " observations as evidence records (for a later `verify --evidence`).",
+        epilog=PROBE_EXIT_CODES_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     probe.add_argument("claim", type=Path, metavar="CLAIM", help="the claim file (JSON)")
     probe.add_argument(
@@ -184,8 +195,17 @@ def _add_junit(commands: _Commands[_Parser]) -> None:
 
 
 def _verify(
-    args: argparse.Namespace, clock: Callable[[], datetime], out: TextIO, probe_io: ProbeIO
+    args: argparse.Namespace, clock: Callable[[], datetime], out: TextIO, err: TextIO,
+    probe_io: ProbeIO,
 ) -> int:
+    if args.probe and args.now is not None:
+        raise UsageError(
+            "claim-gate verify: --now cannot be given with --probe: probes observe with this"
+            " machine's clock, so a fixed decision time would judge real observations against"
+            " another clock (any after it would read as 'from the future'); run the probes"
+            " without --now, or write them with `claim-gate probe` and decide later with"
+            " --evidence and --now"
+        )
     options = VerifyOptions(
         claim=args.claim,
         evidence=tuple(args.evidence),
@@ -201,14 +221,20 @@ def _verify(
         junit_max_bytes=args.junit_max_bytes,
     )
     result = run_verify(options, clock(), probe_io)
-    if args.output is not None:
-        try:
-            args.output.write_text(result.output, encoding="utf-8")
-        except OSError as exc:
-            message = f"{args.output}: cannot write the output: {exc.strerror}"
-            raise CouldNotDecide(message) from None
-    else:
+    if args.output is None:
         out.write(result.output)
+        return int(result.exit_code)
+    verdict = result.verdict
+    try:
+        args.output.write_text(result.output, encoding="utf-8")
+    except OSError as exc:
+        raise InvalidInput(
+            str(args.output), None, f"cannot write the output: {exc.strerror}",
+            f"the verdict was decided ({verdict.state}); give a path that can be written",
+        ) from None
+    unmet = plural(len(verdict.unmet), "unmet item")
+    err.write(f"claim-gate: {str(verdict.state).upper()} ({unmet}); {args.format} output"
+              f" written to {args.output}\n")
     return int(result.exit_code)
 
 
@@ -227,7 +253,7 @@ def main(
     try:
         args = parser.parse_args(argv)
         if args.command == "verify":
-            return _verify(args, clock, out, probe_io)
+            return _verify(args, clock, out, err, probe_io)
         if args.command == "probe":
             return run_probe_command(args, out, probe_io)
         if args.command == "scan":

@@ -6,6 +6,7 @@ import re
 
 from gate.claim.model import Claim, VerdictState
 from gate.claim.timefmt import format_rfc3339
+from gate.claim.wording import plural
 from gate.engine.results import Verdict
 
 _HEADLINE = {
@@ -34,9 +35,12 @@ def render_text(claim: Claim, verdict: Verdict, source: str) -> str:
         f"  decided by {verdict.decided_by} at {format_rfc3339(verdict.decided_at)}",
     ]
     counted = sum(1 for assessment in verdict.assessments if assessment.counts)
-    lines.append(f"  evidence: {len(verdict.items)} item(s), {counted} counted")
+    lines.append(f"  evidence: {plural(len(verdict.items), 'item')}, {counted} counted")
     if verdict.unmet:
-        lines.append(f"  unmet ({len(verdict.unmet)}):")
-        lines.extend(f"  - [{entry.code}] {entry.message}" for entry in verdict.unmet)
-    lines.append(f"  reason: {verdict.reason}")
+        # The reason is the first unmet item's sentence: listed once, with the rest.
+        lines.append(f"  unmet ({len(verdict.unmet)}), the reason first:")
+        ordered = sorted(verdict.unmet, key=lambda e: e.state is not VerdictState.REFUTED)
+        lines.extend(f"  - [{entry.code}] {entry.message}" for entry in ordered)
+    else:
+        lines.append(f"  reason: {verdict.reason}")
     return "\n".join(_one_line(line) for line in lines) + "\n"

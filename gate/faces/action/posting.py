@@ -121,6 +121,9 @@ class ApiPoster:
         write_outputs(self.runner.output_file, {
             "verdict": published.verdict,
             "unmet-count": str(published.unmet_count),
-            "claim-json": str(claim_json) if claim_json else "",
+            # Relative to the workspace: the container's /github/workspace is another path on
+            # the runner, and later steps start in the workspace either way.
+            "claim-json": (str(claim_json.relative_to(self.runner.workspace))
+                           if claim_json else ""),
         })
         return claim_json
