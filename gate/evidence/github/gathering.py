@@ -97,6 +97,7 @@ class CiSources:
     junit_patterns: tuple[str, ...] = ()
     workspace: Path | None = None
     workflow_path: str | None = None  # the gate's own workflow (for workspace JUnit)
+    own_run_id: int | None = None  # the gate's own run (GITHUB_RUN_ID): not waited for
 
 
 def gather(
@@ -111,8 +112,9 @@ def gather(
     head_sha = facts.pull.head_sha
     workdir = sources.workspace if sources.workspace and sources.workspace.is_dir() else None
     ci = collect_ci_evidence(api, head_sha, sources.artifact_names, requested, workdir=workdir,
-                             identities=MAX_COMPARED_TESTS, pull_number=facts.pull.number)
-    arrival = head_arrival(api, facts.pull, ci.runs)
+                             identities=MAX_COMPARED_TESTS, pull_number=facts.pull.number,
+                             own_run_id=sources.own_run_id)
+    arrival = head_arrival(api, facts.pull)
     items = list(ci.items)
     file_inputs = list(ci.inputs)
     if sources.junit_patterns:
@@ -130,7 +132,8 @@ def gather(
                                         sources.artifact_names, workdir, MAX_COMPARED_TESTS)
     notes = list(ci.notes) + [c.note for c in comparisons if c.note]
     notes += facts.ignored
-    observed = Facts(tuple(items), PullObservation(facts.changes, arrival), tuple(comparisons))
+    observed = Facts(tuple(items), PullObservation(facts.changes, arrival, facts.pull.base_ref),
+                     tuple(comparisons), ci.observation)
     return Gathered(observed, tuple(notes), ci.links, ci.failing, tuple(file_inputs), arrival)
 
 
@@ -148,4 +151,5 @@ class PullEvidence:
         return Collected(
             items=found.facts.items, pull=found.facts.pull, test_sets=found.facts.test_sets,
             notes=found.notes, links=found.links, failing=found.failing, inputs=found.inputs,
+            ci=found.facts.ci,
         )
