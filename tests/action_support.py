@@ -146,7 +146,7 @@ class Scenario:
     t0: datetime = T0
 
     def add_run(self, xml: str | None, *, started: timedelta = timedelta(minutes=5),
-                head_sha: str | None = None, conclusion: str = "success",
+                head_sha: str | None = None, conclusion: str | None = "success",
                 artifact: str = "junit-results", **kwargs: Any) -> WorkflowRun:
         artifacts = [ArtifactSpec(artifact, zip_bytes({"reports/junit.xml": xml}))] if xml else []
         run = self.hub.add_workflow_run(

@@ -130,7 +130,7 @@ def test_only_the_agents_own_evidence_is_unverified(github_hub: Hub, tmp_path: P
 def test_an_unfinished_or_cancelled_run_is_absence(github_hub: Hub, tmp_path: Path) -> None:
     s = scenario(github_hub, claim_json([edit(at=T0 - timedelta(minutes=3))]))
     s.add_run(junit_xml(), conclusion="cancelled")
-    s.add_run(junit_xml(), status="in_progress", conclusion=None)  # type: ignore[arg-type]
+    s.add_run(junit_xml(), status="in_progress", conclusion=None)
     result, files = act(s, tmp_path)
     assert s.check().conclusion == "action_required"
     summary = files.summary.read_text("utf-8")
