@@ -107,6 +107,22 @@ def _for_another_pull(
     return None
 
 
+def _not_this_pulls(
+    run: WorkflowRun, head_sha: str, pull_number: int | None,
+    others: frozenset[int] | None, own_run_id: int | None,
+) -> str | None:
+    """Why a listed run is not one of this PR head's runs (nor waited for), if it is not."""
+    if run.head_sha != head_sha:
+        return f"{run_label(run)} is on {run.head_sha[:12]}, not the head: ignored"
+    foreign = _for_another_pull(run, pull_number, others)
+    if foreign:
+        return foreign
+    if run.id == own_run_id:
+        return (f"{run_label(run)} is the gate's own run: its results are the workspace"
+                " files it was given")
+    return None
+
+
 def _absence(run: WorkflowRun) -> str | None:
     if run.status != "completed":
         return f"{run_label(run)} is still {run.status}: not evidence yet"
@@ -149,16 +165,9 @@ def collect_ci_evidence(
     unread: list[UnreadArtifact] = []
     with tempfile.TemporaryDirectory(dir=workdir) as scratch:
         for run in runs:
-            if run.head_sha != head_sha:
-                notes.append(f"{run_label(run)} is on {run.head_sha[:12]}, not the head: ignored")
-                continue
-            foreign = _for_another_pull(run, pull_number, others)
-            if foreign:
-                notes.append(foreign)
-                continue
-            if run.id == own_run_id:
-                notes.append(f"{run_label(run)} is the gate's own run: its results are the"
-                             " workspace files it was given")
+            elsewhere = _not_this_pulls(run, head_sha, pull_number, others, own_run_id)
+            if elsewhere:
+                notes.append(elsewhere)
                 continue
             head_runs.append(HeadRun(run_label(run), run.path, run.status, run.conclusion))
             absent = _absence(run)
