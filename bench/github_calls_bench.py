@@ -2,7 +2,9 @@
 
 Run: python3 -m bench.github_calls_bench
 Calls must grow with workflow runs and artifacts, never with tests or mutations; one run with
-one artifact and one deployment must stay within 12 calls.
+one artifact and one deployment must stay within 15 calls (was 12 before issue 10: the PR is
+re-read for its current base and the default branch, and each workflow's base-branch
+baseline, now required for a complete picture, costs its artifact list and download).
 """
 
 from __future__ import annotations
@@ -37,10 +39,11 @@ def measure(api: ApiDescription, runs: int, tests: int, mutations: int) -> tuple
         hub.add_token(GITHUB_TOKEN)
         edits = [edit(f"m{i}", at=T0 - timedelta(minutes=3), path=f"f{i}.py")
                  for i in range(mutations)]
-        s = scenario(hub, claim_json(edits))
+        paths = tuple(f".github/workflows/ci{index}.yml" for index in range(runs))
+        s = scenario(hub, claim_json(edits), baseline=paths)
         for index in range(runs):
             s.add_run(junit_xml(passed=tests), started=timedelta(minutes=5, seconds=index),
-                      name=f"CI {index}", path=f".github/workflows/ci{index}.yml")
+                      name=f"CI {index}", path=paths[index])
         hub.add_deployment(s.repo, sha=s.head.sha, statuses=[DeploymentStatusSpec("success")])
         with tempfile.TemporaryDirectory() as folder:
             files = runner_files(Path(folder), pull_request_event(hub, s.pull))

@@ -154,7 +154,7 @@ class Scenario:
     t0: datetime = T0
 
     def add_run(self, xml: str | None, *, started: timedelta = timedelta(minutes=5),
-                head_sha: str | None = None, conclusion: str = "success",
+                head_sha: str | None = None, conclusion: str | None = "success",
                 artifact: str = "junit-results", **kwargs: Any) -> WorkflowRun:
         artifacts = [ArtifactSpec(artifact, zip_bytes({"reports/junit.xml": xml}))] if xml else []
         run = self.hub.add_workflow_run(
@@ -172,11 +172,31 @@ class Scenario:
         return check
 
 
+BASELINE_WORKFLOWS = (".github/workflows/ci.yml",)
+
+
+def add_baseline(hub: Hub, repo: Repo, path: str = ".github/workflows/ci.yml", *,
+                 xml: str | None = None, at: datetime = T0 - timedelta(hours=3),
+                 conclusion: str = "success", branch: str = "main") -> WorkflowRun:
+    """A push run of `path` on the base branch with its JUnit: what the head's test set is
+    compared with (an honest repository runs its tests on pushes to the base too)."""
+    return hub.add_workflow_run(
+        repo, head_sha=repo.branches[branch], event="push", head_branch=branch, path=path,
+        conclusion=conclusion, run_started_at=at, created_at=at,
+        updated_at=at + timedelta(minutes=3), name=f"CI on {branch}",
+        artifacts=[ArtifactSpec("junit-results", zip_bytes(
+            {"reports/junit.xml": xml or junit_xml(passed=3)}))],
+    )
+
+
 def scenario(hub: Hub, claim: str | None, *, body: str | None = None,
-             files: dict[str, str | None] | None = None, t0: datetime = T0) -> Scenario:
+             files: dict[str, str | None] | None = None, t0: datetime = T0,
+             baseline: tuple[str, ...] = BASELINE_WORKFLOWS) -> Scenario:
     """A repository whose PR (by an agent) edits app/parser.py and adds the claim, pushed
-    a minute before `t0`."""
+    a minute before `t0`; the workflows in `baseline` ran on the base branch before."""
     repo = hub.add_repo(REPO, files={"app/parser.py": "x = 1\n"}, pushed_at=t0 - timedelta(days=1))
+    for path in baseline:
+        add_baseline(hub, repo, path, at=t0 - timedelta(hours=3))
     changed: dict[str, str | None] = {"app/parser.py": "x = 2\n", **(files or {})}
     if claim is not None:
         changed[".claim.json"] = claim

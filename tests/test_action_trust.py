@@ -22,6 +22,7 @@ from tests.action_support import (
     T0,
     Scenario,
     act,
+    add_baseline,
     junit_xml,
     run_action,
     runner_env,
@@ -88,11 +89,15 @@ def test_app_inputs_are_checked(
     assert words in result.stdout
 
 
-def test_the_arrival_falls_back_to_the_first_run_and_says_it_is_an_upper_bound(
+def test_without_an_arrival_entry_the_claim_is_unverified_never_the_first_run(
     github_hub: Hub, tmp_path: Path
 ) -> None:
+    """Was: the arrival fell back to the earliest check suite (an "upper bound"). Issue 10
+    class 5: that fallback let a force-push back to an old green SHA reuse its old runs, so
+    an unknown arrival now keeps the claim unverified, naming it."""
     repo = github_hub.add_repo(REPO, files={"app/parser.py": "x = 1\n"},
                                pushed_at=T0 - timedelta(days=1))
+    add_baseline(github_hub, repo)
     head = github_hub.add_commit(repo, {"app/parser.py": "x = 2\n", ".claim.json": CLAIM},
                                  branch="copilot/fix-parser", push=False)
     github_hub.push(repo, "copilot/fix-parser", head.sha, at=T0 - timedelta(minutes=1),
@@ -103,10 +108,11 @@ def test_the_arrival_falls_back_to_the_first_run_and_says_it_is_an_upper_bound(
     _, files = act(s, tmp_path)
     record = json.loads(files.claim_json().read_text("utf-8"))
     arrival = record["x-verification"]["head_arrival"]
-    assert arrival["upper_bound"] is True
-    assert arrival["at"] == "2026-03-02T09:05:00Z"
-    assert "earliest check suite or workflow run" in arrival["source"]
-    assert s.check().conclusion == "success"
+    assert arrival["at"] is None
+    assert arrival["upper_bound"] is False
+    assert "activity has no push of it" in arrival["source"]
+    assert s.check().conclusion == "action_required"
+    assert "`arrival_unknown`" in (s.check().summary or "")
 
 
 def test_the_record_is_a_verification_summary(github_hub: Hub, tmp_path: Path) -> None:
@@ -219,6 +225,7 @@ def _fork_scenario(hub: Hub, pushed_minutes: int) -> Scenario:
                           branch="fix-parser", pushed_at=T0 + timedelta(minutes=pushed_minutes))
     pull = hub.add_pull(upstream, head="fix-parser", head_repo=fork,
                         user=hub.add_user("agent"))
+    add_baseline(hub, upstream)
     return Scenario(hub, upstream, head, pull, [])
 
 
@@ -275,23 +282,25 @@ def test_workspace_junit_from_an_unchanged_workflow_counts(
     assert validator("#/$defs/completed").is_valid(record)
 
 
-def test_unreadable_activity_and_statuses_fall_back_without_blocking(
+def test_unreadable_activity_is_unverified_and_unreadable_statuses_are_noted(
     github_hub: Hub, tmp_path: Path
 ) -> None:
-    """A token without those read permissions: the arrival falls back to its upper bound,
-    and the informational listing of other checks is skipped with a note."""
+    """A token without those read permissions. Was: the arrival fell back to its upper
+    bound and the claim passed; issue 10 class 5: an arrival that cannot be read keeps the
+    claim unverified. The informational listing of other checks is still only noted."""
     s = scenario(github_hub, CLAIM)
     s.add_run(junit_xml(passed=5))
     github_hub.fail("GET /repos/{owner}/{repo}/activity", times=10, status=404)
     github_hub.fail("GET /repos/{owner}/{repo}/commits/{ref}/statuses", times=10, status=404)
     _, files = act(s, tmp_path)
     check = s.check()
-    assert check.conclusion == "success", check.summary
+    assert check.conclusion == "action_required", check.summary
     record = json.loads(files.claim_json().read_text("utf-8"))
     arrival = record["x-verification"]["head_arrival"]
-    assert arrival["upper_bound"] is True
-    assert "the activity could not be read" in arrival["source"]
+    assert arrival["at"] is None
+    assert "activity could not be read" in arrival["source"]
     assert "could not be listed" in (check.summary or "")
+    assert "`arrival_unknown`" in (check.summary or "")
 
 
 def test_a_renamed_test_shows_as_removed_on_purpose(github_hub: Hub, tmp_path: Path) -> None:
@@ -319,15 +328,17 @@ def test_too_many_tests_to_compare_cannot_be_verified(
     assert "more than 2 tests in one file" in (check.summary or "")
 
 
-def test_without_a_base_run_the_summary_says_removed_tests_cannot_be_listed(
+def test_without_a_base_run_removed_tests_cannot_be_listed_so_it_is_unverified(
     github_hub: Hub, tmp_path: Path
 ) -> None:
-    s = scenario(github_hub, CLAIM)
+    """Was `success` with a note; issue 10 class 5: no comparable baseline is unverified."""
+    s = scenario(github_hub, CLAIM, baseline=())
     s.add_run(junit_xml(passed=3))
     act(s, tmp_path)
     check = s.check()
-    assert check.conclusion == "success"
+    assert check.conclusion == "action_required"
     assert "removed tests cannot be listed" in (check.summary or "")
+    assert "`no_baseline`" in (check.summary or "")
 
 
 @pytest.mark.parametrize(("pr_check_by_app", "conclusion"), [(True, "success"),

@@ -455,3 +455,4 @@ def test_docs_show_the_real_help(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("COLUMNS", "100")
     doc = (ROOT / "docs" / "scan.md").read_text("utf-8")
     assert scan_help() in doc, "docs/scan.md's help block is not `claim-gate scan --help`"
+

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
+from gate.claim.ci_facts import CiObservation
 from gate.claim.github_facts import PullObservation, TestSetComparison
 from gate.claim.model import Evidence
 
@@ -48,9 +49,14 @@ class EvidenceItem:
 
 @dataclass(frozen=True)
 class Producer:
-    """The CI workflow that produced an item (GitHub's `path`, or the gate's own workflow)."""
+    """The CI workflow that produced an item (GitHub's `path`, or the gate's own workflow),
+    with what GitHub says of its run: how it ended and which PR base it was made for."""
 
     workflow_path: str | None
+    #: The run's conclusion (None: not a finished run of GitHub's, e.g. the gate's own job).
+    conclusion: str | None = None
+    #: The base branch of this PR the run was made for (`pull_requests[].base.ref`), if said.
+    base_ref: str | None = None
 
 
 @dataclass(frozen=True)
@@ -63,6 +69,8 @@ class Facts:
     pull: PullObservation | None = None
     #: The head's test sets against the base branch's, one per workflow.
     test_sets: tuple[TestSetComparison, ...] = ()
+    #: On GitHub: the head's runs and the artifacts that could not be read (None elsewhere).
+    ci: CiObservation | None = None
 
     @classmethod
     def of(cls, items: Iterable[EvidenceItem]) -> Facts:

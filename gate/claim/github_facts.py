@@ -26,6 +26,8 @@ class PullRequestRef:
     base_repo: str
     author: str
     body: str
+    #: The repository's default branch, from the API's repository object (None: not read).
+    default_branch: str | None = None
 
     @property
     def from_fork(self) -> bool:
@@ -49,6 +51,12 @@ class WorkflowRun:
     pull_numbers: tuple[int, ...]
     app_slug: str | None = None
     head_branch: str | None = None
+    #: (PR number, base branch) of each PR the run names (`pull_requests[].base.ref`).
+    pull_bases: tuple[tuple[int, str], ...] = ()
+
+    def base_for(self, number: int) -> str | None:
+        """The base branch the run was made for, for PR `number` (None: not said)."""
+        return next((ref for n, ref in self.pull_bases if n == number), None)
 
 
 @dataclass(frozen=True)
@@ -127,6 +135,7 @@ class CheckRunInfo:
     app_slug: str
     completed_at: datetime | None
     html_url: str | None
+    external_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -211,6 +220,8 @@ class PullObservation:
 
     changes: PullChanges
     arrival: Arrival
+    #: The PR's base branch as GitHub says now (a run made for another base does not count).
+    base_ref: str | None = None
 
 
 def run_label(run: WorkflowRun) -> str:

@@ -18,10 +18,12 @@ from datetime import datetime
 
 from gate import GATE_ID
 from gate.claim.facts import EvidenceItem, Facts, Origin
+from gate.claim.github_facts import PullObservation
 from gate.claim.model import JSON, CheckType, Claim, Evidence, Mutation, VerdictState
 from gate.claim.policy import Policy
 from gate.claim.timefmt import format_rfc3339
 from gate.claim.wording import duration
+from gate.engine.completeness import item_problem
 from gate.engine.provenance import judge_provenance
 from gate.engine.removed_tests import rule_judgements
 from gate.engine.results import Assessment, Judgement, Problem, Unmet, Verdict, worst
@@ -135,7 +137,8 @@ def decide(claim: Claim, facts: Facts, policy: Policy, now: datetime) -> Verdict
     known = {mutation.id: mutation for mutation in claim.mutations}
     code_change = tuple(m.id for m in claim.mutations if m.kind in policy.code_change_kinds)
     readings = tuple(
-        _read(item, index, policy, now, known, code_change) for index, item in enumerate(items)
+        _read(item, index, policy, now, known, code_change, facts.pull)
+        for index, item in enumerate(items)
     )
     by_mutation: dict[str, list[int]] = defaultdict(list)
     by_check: dict[CheckType, list[int]] = defaultdict(list)
@@ -181,6 +184,7 @@ class _Reading:
 def _read(
     item: EvidenceItem, index: int, policy: Policy, now: datetime,
     known: Mapping[str, Mutation], code_change: tuple[str, ...],
+    pull: PullObservation | None = None,
 ) -> _Reading:
     independent, problem = _problem_of(item, index, policy, now)
     expected = item.evidence.expected
@@ -188,6 +192,10 @@ def _read(
         differences(expected, item.evidence.observed_value)
         if expected is not None and item.evidence.has_observed_value else []
     )
+    if problem is None:  # what GitHub says of the item's run: its base, how it ended
+        found = item_problem(item, pull, bool(contradiction))
+        problem = Problem(found.code, f"{_describe_item(index, item.evidence)}: {found.message}") \
+            if found else None
     return _Reading(independent, problem, _effective_covers(item.evidence, known, code_change),
                     tuple(contradiction))
 

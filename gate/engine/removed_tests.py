@@ -22,6 +22,7 @@ from gate.claim.model import VerdictState
 from gate.claim.policy import Policy
 from gate.claim.trust_policy import RemovedTests
 from gate.claim.wording import plural
+from gate.engine.completeness import ci_judgements
 from gate.engine.results import Judgement, Unmet
 
 MAX_LISTED = 20
@@ -45,10 +46,31 @@ def removal_lines(comparisons: Sequence[TestSetComparison]) -> list[str]:
 
 
 def rule_judgements(facts: Facts, policy: Policy) -> list[Judgement]:
-    """The engine's rules over collected facts beyond the six (today: removed tests)."""
-    if not facts.test_sets:
+    """The engine's rules over collected facts beyond the six: removed tests, the baseline
+    they are compared with, and a complete picture of CI (`completeness`)."""
+    found = ci_judgements(facts, policy)
+    if facts.test_sets:
+        found.append(removed_tests_judgement(facts.test_sets, policy.trust.removed_tests))
+        found += baseline_judgement(facts.test_sets, policy.trust.removed_tests)
+    return found
+
+
+def baseline_judgement(
+    comparisons: Sequence[TestSetComparison], mode: RemovedTests
+) -> list[Judgement]:
+    """No comparable baseline is not "nothing was removed": unverified, naming why (unless
+    the owner said removed tests are only listed, `warn`)."""
+    missing = [c.note for c in comparisons
+               if c.note and (c.baseline is None or not c.comparable)]
+    if not missing or mode is RemovedTests.WARN:
         return []
-    return [removed_tests_judgement(facts.test_sets, policy.trust.removed_tests)]
+    return [Judgement("rule baseline", VerdictState.UNVERIFIED, Unmet(
+        "no_baseline",
+        "the head's tests could not be compared with the base branch's: " + "; ".join(missing)
+        + ". Without that comparison a deleted failing test would go unseen, so the claim"
+        " cannot be verified; run the test workflow on pushes to the base branch and keep its"
+        " JUnit artifact (policy removed_tests: warn only lists removals instead)",
+    ))]
 
 
 def removed_tests_judgement(
@@ -57,7 +79,6 @@ def removed_tests_judgement(
     """The owner's rule for removed tests: unverified (default), refuted, or warn (listed)."""
     subject = "rule removed_tests"
     lines = removal_lines(comparisons)
-    lines += [c.note for c in comparisons if not c.comparable and c.note]
     if not lines or mode is RemovedTests.WARN:
         return Judgement(subject, VerdictState.VERIFIED)
     meaning = ("the claim cannot be verified while they are gone" if mode is RemovedTests.UNVERIFIED

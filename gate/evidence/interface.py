@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from gate.claim.ci_facts import CiObservation
 from gate.claim.facts import EvidenceItem, Facts
 from gate.claim.github_facts import PullObservation, TestSetComparison
 from gate.claim.junit_facts import FailingTest, JUnitRun
@@ -29,9 +30,10 @@ class Collected:
     failing: tuple[FailingTest, ...] = ()
     inputs: tuple[tuple[str, str], ...] = ()  # (what, sha256) for the record
     junit: tuple[JUnitRun, ...] = ()  # runs read from files the operator named
+    ci: CiObservation | None = None  # the head's runs and unread artifacts (GitHub)
 
     def facts(self) -> Facts:
-        return Facts(self.items, self.pull, self.test_sets)
+        return Facts(self.items, self.pull, self.test_sets, self.ci)
 
     @classmethod
     def merge(cls, parts: Sequence[Collected]) -> Collected:
@@ -47,6 +49,7 @@ class Collected:
             failing=tuple(n for p in parts for n in p.failing),
             inputs=tuple(n for p in parts for n in p.inputs),
             junit=tuple(n for p in parts for n in p.junit),
+            ci=next((p.ci for p in parts if p.ci is not None), None),
         )
 
 

@@ -68,6 +68,8 @@ class CheckRunReport:
     text: str
     annotations: tuple[Annotation, ...]
     details_url: str | None = None
+    #: What the check was decided for (the PR and its base), for the merge queue to read.
+    external_id: str | None = None
 
     def annotation_batches(self) -> list[list[dict[str, JSON]]]:
         payloads = [a.to_json() for a in self.annotations]

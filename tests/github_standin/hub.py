@@ -555,6 +555,18 @@ class Hub:
             )
             the_pull.updated_at = self.clock()
 
+    def retarget_pull(self, the_pull: Pull, base: str) -> None:
+        """Change the PR's base branch (the `edited` event's `changes.base`); runs made
+        before keep the base they were made for."""
+        with self.lock:
+            the_pull.base_ref = base
+            the_pull.base_sha = the_pull.repo.branches[base]
+            the_pull.files = self._diff(
+                the_pull.repo.commits[the_pull.base_sha],
+                the_pull.head_repo.commits[the_pull.head_sha],
+            )
+            the_pull.updated_at = self.clock()
+
     @staticmethod
     def _diff(base: Commit, head: Commit) -> list[ChangedFile]:
         changed = []
@@ -689,6 +701,7 @@ class Hub:
                 run_started_at=started, created_at=created, updated_at=updated,
                 actor=actor or source.owner, pull_requests=list(pull_requests),
                 check_suite_id=suite.id, display_title=display_title or name,
+                pull_bases={p.number: (p.base_ref, p.base_sha) for p in pull_requests},
             )
             self.runs[run.id] = run
             specs = [JobSpec(conclusion=conclusion, status=status)] if jobs is None else jobs

@@ -251,6 +251,9 @@ class WorkflowRun:
     jobs: list[Job] = field(default_factory=list)
     artifacts: list[Artifact] = field(default_factory=list)
     previous_attempts: list[RunAttempt] = field(default_factory=list)
+    #: PR number -> (base ref, base sha) when the run was made: GitHub keeps the base the
+    #: run was for in `pull_requests[].base`, whatever the PR targets later.
+    pull_bases: dict[int, tuple[str, str]] = field(default_factory=dict)
 
 
 @dataclass

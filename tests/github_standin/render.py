@@ -239,7 +239,10 @@ def pull(urls: Urls, the_pull: Pull, *, full: bool, commit_count: int = 1) -> JS
     return data
 
 
-def pull_minimal(urls: Urls, the_pull: Pull) -> JSON:
+def pull_minimal(urls: Urls, the_pull: Pull, base: tuple[str, str] | None = None) -> JSON:
+    """`base`: (ref, sha) the PR had when a workflow run was made for it (default: now)."""
+    base_ref, base_sha = base or (the_pull.base_ref, the_pull.base_sha)
+
     def end(the_repo: Repo, ref: str, sha: str) -> JSON:
         return {
             "ref": ref,
@@ -252,7 +255,7 @@ def pull_minimal(urls: Urls, the_pull: Pull) -> JSON:
         "number": the_pull.number,
         "url": f"{urls.repo(the_pull.repo)}/pulls/{the_pull.number}",
         "head": end(the_pull.head_repo, the_pull.head_ref, the_pull.head_sha),
-        "base": end(the_pull.repo, the_pull.base_ref, the_pull.base_sha),
+        "base": end(the_pull.repo, base_ref, base_sha),
     }
 
 
@@ -359,7 +362,8 @@ def workflow_run(urls: Urls, run: WorkflowRun, attempt: RunAttempt | None = None
         "workflow_id": run.workflow_id,
         "url": base,
         "html_url": f"{urls.html(run.repo)}/actions/runs/{run.id}",
-        "pull_requests": [pull_minimal(urls, p) for p in run.pull_requests],
+        "pull_requests": [pull_minimal(urls, p, run.pull_bases.get(p.number))
+                          for p in run.pull_requests],
         "created_at": iso(run.created_at),
         "updated_at": iso(updated),
         "run_started_at": iso(started),

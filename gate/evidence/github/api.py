@@ -285,11 +285,13 @@ class GitHubApi:
             if raw.get("created_at")
         ]
 
-    def check_runs(self, sha: str, name: str) -> list[CheckRunInfo]:
-        """The latest check run of each app with this name on a commit."""
+    def check_runs(self, sha: str, name: str, latest: bool = True) -> list[CheckRunInfo]:
+        """The latest check run of each app with this name on a commit (`latest=False`:
+        every one, e.g. one per PR sharing the commit)."""
         found = []
         for raw in self._pages(f"{self._repo}/commits/{sha}/check-runs",
-                               {"check_name": name, "filter": "latest"}, "check_runs"):
+                               {"check_name": name, "filter": "latest" if latest else "all"},
+                               "check_runs"):
             app = raw.get("app") or {}
             found.append(CheckRunInfo(
                 id=int(raw["id"]),
@@ -301,6 +303,7 @@ class GitHubApi:
                 app_slug=str(app.get("slug") or ""),
                 completed_at=_optional_time(raw.get("completed_at"), f"check run {raw['id']}"),
                 html_url=raw.get("html_url"),
+                external_id=raw.get("external_id") or None,
             ))
         return found
 
@@ -404,6 +407,10 @@ def _workflow_run(raw: Mapping[str, Any]) -> WorkflowRun:
         html_url=str(raw.get("html_url") or ""),
         pull_numbers=tuple(int(p["number"]) for p in raw.get("pull_requests") or []),
         head_branch=raw.get("head_branch"),
+        pull_bases=tuple(
+            (int(p["number"]), str(p["base"]["ref"])) for p in raw.get("pull_requests") or []
+            if isinstance(p.get("base"), dict) and p["base"].get("ref")
+        ),
     )
 
 

@@ -5,7 +5,11 @@ For each workflow whose JUnit the head produced, read the JUnit of the latest fi
 the same workflow file on the base branch, from a push, schedule or dispatch (never a pull
 request's run, whose workflow the PR could have changed), and record every test that ran
 there and is missing or skipped on the head. What a removal means is the engine's rule
-(`gate/engine/removed_tests.py`).
+(`gate/engine/removed_tests.py`); so is a baseline that cannot be read (no finished run, an
+expired or deleted artifact, no JUnit in it): it is recorded as not comparable, never as
+"nothing removed". The gate does not search back to an older readable run: tests added to
+the base since then would go unseen, and whoever can delete the latest artifact would choose
+the baseline.
 """
 
 from __future__ import annotations
@@ -72,8 +76,8 @@ def compare_test_sets(
             if not base_files:
                 why = "; ".join(notes) or "it has no JUnit artifact"
                 results.append(TestSetComparison(
-                    workflow, baseline, note=f"the base branch's {run_label(baseline)} cannot"
-                    f" be compared: {why}"))
+                    workflow, baseline, comparable=False, note=f"the base branch's"
+                    f" {run_label(baseline)} cannot be compared: {why}"))
                 continue
             read = tuple((f"baseline {f.path}", f.sha256) for f in base_files)
             base, base_complete = _outcomes(base_files)

@@ -1,7 +1,11 @@
 """Evidence from CI on GitHub: JUnit files in artifacts of the head commit's workflow runs.
 
 A run counts only when it is about the head commit and finished: a run on another commit,
-still in progress, cancelled, skipped or neutral is absence (noted, never a pass). The time
+still in progress, cancelled, skipped or neutral is absence (noted, never a pass). Besides
+the items, the collector records what it could not see (`CiObservation`): every run of the
+head made for this PR, with its status and conclusion (the gate's own run left out), and
+each artifact of a counted run it could not read; the engine judges them
+(`gate/engine/completeness.py`). The time
 of the evidence is the run's `run_started_at`, written by GitHub, never a clock in a file
 the PR's workflow produced. Every item records which run, attempt and workflow file it
 came from, so a reviewer (and the trust checks) can trace it.
@@ -16,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
 from pathlib import Path
 
+from gate.claim.ci_facts import CiObservation, HeadRun, UnreadArtifact
 from gate.claim.errors import CouldNotDecide, InvalidInput
 from gate.claim.facts import Disqualification, EvidenceItem, Origin, Producer
 from gate.claim.github_facts import Artifact, WorkflowRun, run_label
@@ -42,6 +47,7 @@ class CiEvidence:
     runs: tuple[WorkflowRun, ...] = ()  # every run listed on the head SHA
     #: (workflow path, JUnit read) of each artifact that became an item, for test-set checks
     junit: tuple[tuple[str, JUnitRun], ...] = ()
+    observation: CiObservation = field(default_factory=CiObservation)
 
 
 
@@ -102,6 +108,22 @@ def _for_another_pull(
     return None
 
 
+def _not_this_pulls(
+    run: WorkflowRun, head_sha: str, pull_number: int | None,
+    others: frozenset[int] | None, own_run_id: int | None,
+) -> str | None:
+    """Why a listed run is not one of this PR head's runs (nor waited for), if it is not."""
+    if run.head_sha != head_sha:
+        return f"{run_label(run)} is on {run.head_sha[:12]}, not the head: ignored"
+    foreign = _for_another_pull(run, pull_number, others)
+    if foreign:
+        return foreign
+    if run.id == own_run_id:
+        return (f"{run_label(run)} is the gate's own run: its results are the workspace"
+                " files it was given")
+    return None
+
+
 def _absence(run: WorkflowRun) -> str | None:
     if run.status != "completed":
         return f"{run_label(run)} is still {run.status}: not evidence yet"
@@ -122,14 +144,14 @@ def collect_ci_evidence(
     identities: int | None = None,
     pull_number: int | None = None,
     junit_options: JUnitOptions = DEFAULT_OPTIONS,
+    own_run_id: int | None = None,
 ) -> CiEvidence:
     """Read the JUnit artifacts of every finished run on `head_sha` (all pages).
 
     `identities`: also keep each test's identity (up to that many per file), to compare
     the head's test set with the base branch's. `pull_number`: the PR being decided; a
-    pull_request run made for another PR with the same head is not its evidence."""
-    if not artifact_patterns:
-        return CiEvidence()
+    pull_request run made for another PR with the same head is not its evidence.
+    `own_run_id`: the gate's own run (GITHUB_RUN_ID), still running by definition."""
     junit_runs: list[tuple[str, JUnitRun]] = []
     items: list[EvidenceItem] = []
     notes: list[str] = []
@@ -141,19 +163,21 @@ def collect_ci_evidence(
         notes.append(f"no workflow run on the head commit {head_sha[:12]}: runs on earlier"
                      " commits of the PR say nothing about the code as it is now")
     others = _other_pulls(api, runs, head_sha, pull_number)
+    head_runs: list[HeadRun] = []
+    unread: list[UnreadArtifact] = []
     with tempfile.TemporaryDirectory(dir=workdir) as scratch:
         for run in runs:
-            if run.head_sha != head_sha:
-                notes.append(f"{run_label(run)} is on {run.head_sha[:12]}, not the head: ignored")
+            elsewhere = _not_this_pulls(run, head_sha, pull_number, others, own_run_id)
+            if elsewhere:
+                notes.append(elsewhere)
                 continue
-            foreign = _for_another_pull(run, pull_number, others)
-            if foreign:
-                notes.append(foreign)
-                continue
+            head_runs.append(HeadRun(run_label(run), run.path, run.status, run.conclusion))
             absent = _absence(run)
             if absent:
                 notes.append(absent)
                 continue
+            if not artifact_patterns:
+                continue  # the runs are listed for completeness; evidence is elsewhere
             wanted = [a for a in api.artifacts(run.id)
                       if any(fnmatchcase(a.name, p) for p in artifact_patterns)]
             if not wanted:
@@ -163,10 +187,12 @@ def collect_ci_evidence(
             for artifact in wanted:
                 result = _artifact_evidence(
                     api, run, artifact, head_sha, requested, Path(scratch), max_artifact_bytes,
-                    identities, junit_options,
+                    identities, pull_number, junit_options,
                 )
                 if result.note:
                     notes.append(result.note)
+                if result.unread is not None:
+                    unread.append(UnreadArtifact(result.unread[0], run.path, result.unread[1]))
                 if result.item is None:
                     continue
                 items.append(result.item)
@@ -181,7 +207,8 @@ def collect_ci_evidence(
                     inputs.extend((f"artifact {artifact.name}: {f.path}", f.sha256)
                                   for f in result.junit.files)
     return CiEvidence(tuple(items), tuple(n for n in notes if n), tuple(links), tuple(failing),
-                      tuple(inputs), tuple(runs), tuple(junit_runs))
+                      tuple(inputs), tuple(runs), tuple(junit_runs),
+                      CiObservation(tuple(head_runs), tuple(unread)))
 
 
 def read_artifact_junit(
@@ -222,6 +249,13 @@ class _ArtifactResult:
     junit: JUnitRun | None = None
     note: str | None = None
     zip_sha256: str | None = None
+    unread: tuple[str, str] | None = None  # (label, problem): an artifact not read
+
+
+def _producer(run: WorkflowRun, pull_number: int | None) -> Producer:
+    """The run as a producer: its file, how it ended, the base it was made for."""
+    base = run.base_for(pull_number) if pull_number is not None else None
+    return Producer(run.path, run.conclusion, base)
 
 
 def _artifact_evidence(
@@ -233,23 +267,28 @@ def _artifact_evidence(
     scratch: Path,
     max_bytes: int,
     identities: int | None = None,
+    pull_number: int | None = None,
     options: JUnitOptions = DEFAULT_OPTIONS,
 ) -> _ArtifactResult:
     label = f"{run_label(run)} artifact {artifact.name!r}"
     if artifact.expired:
-        return _ArtifactResult(note=f"{label} has expired: its evidence is absent")
+        return _ArtifactResult(note=f"{label} has expired: it could not be read",
+                               unread=(label, "it has expired"))
     try:
         data = api.download_artifact(artifact, max_bytes)
     except ArtifactGone as exc:
-        return _ArtifactResult(note=f"{label}: {exc}: its evidence is absent")
+        return _ArtifactResult(note=f"{label}: {exc}: it could not be read",
+                               unread=(label, str(exc)))
     destination = scratch / f"run-{run.id}-artifact-{artifact.id}"
     try:
         members = extract_members(data, label, destination)
         files, skipped = _read_members(members, label, requested, identities, options)
     except InvalidInput as exc:
-        # A broken or hostile artifact is not evidence; the reason is shown, never a pass.
-        return _ArtifactResult(item=_broken(run, artifact, label, str(exc)),
-                               zip_sha256=hashlib.sha256(data).hexdigest())
+        # A broken or hostile artifact is not evidence; the reason is shown, never a pass,
+        # and it is recorded as not read, so another passing artifact cannot outvote it.
+        return _ArtifactResult(item=_broken(run, artifact, label, str(exc), pull_number),
+                               zip_sha256=hashlib.sha256(data).hexdigest(),
+                               unread=(label, str(exc)))
     if not files:
         return _ArtifactResult(note=f"{label} holds no JUnit XML file"
                                + "".join(f"; {note}" for note in skipped))
@@ -263,7 +302,7 @@ def _artifact_evidence(
                     "x-time-source": "run_started_at (GitHub's clock)"},
     )
     return _ArtifactResult(item=replace(item, evidence=evidence, source=label,
-                                       producer=Producer(run.path)), junit=junit,
+                                       producer=_producer(run, pull_number)), junit=junit,
                            note="; ".join(skipped) or None,
                            zip_sha256=hashlib.sha256(data).hexdigest())
 
@@ -305,7 +344,8 @@ def _merge_commits_of(api: GitHubApi, junit: JUnitRun, head_sha: str) -> set[str
     return bound
 
 
-def _broken(run: WorkflowRun, artifact: Artifact, label: str, problem: str) -> EvidenceItem:
+def _broken(run: WorkflowRun, artifact: Artifact, label: str, problem: str,
+            pull_number: int | None = None) -> EvidenceItem:
     """An unreadable artifact becomes a disqualified item, so the reason reaches the summary."""
     if run.run_started_at is None:
         raise CouldNotDecide(f"{label}: no run_started_at")
@@ -316,4 +356,5 @@ def _broken(run: WorkflowRun, artifact: Artifact, label: str, problem: str) -> E
         extensions={"x-run": _run_extension(run, artifact)},
     )
     return EvidenceItem(evidence, Origin.GATE, label,
-                        Disqualification("unreadable_artifact", problem), Producer(run.path))
+                        Disqualification("unreadable_artifact", problem),
+                        _producer(run, pull_number))

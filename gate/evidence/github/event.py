@@ -35,6 +35,8 @@ class Trigger:
     merge_group_sha: str | None = None
     merge_group_base_ref: str | None = None
     ignore_reason: str | None = None
+    #: Every PR the event names (a workflow_run can name several sharing one head).
+    pull_numbers: tuple[int, ...] = ()
 
 
 class UnsupportedEvent(InvalidInput):
@@ -85,7 +87,16 @@ def pull_request_ref(pull: Mapping[str, Any], source: str) -> PullRequestRef:
         base_repo=str(_get(pull, source, "base", "repo", "full_name")),
         author=str(_get(pull, source, "user", "login")),
         body=str(pull.get("body") or ""),
+        default_branch=_default_branch(pull),
     )
+
+
+def _default_branch(pull: Mapping[str, Any]) -> str | None:
+    """The base repository's default branch, as the API's repository object says."""
+    base = pull.get("base")
+    repo = base.get("repo") if isinstance(base, Mapping) else None
+    value = repo.get("default_branch") if isinstance(repo, Mapping) else None
+    return value if isinstance(value, str) and value else None
 
 
 def parse_event(name: str, payload: Any, source: str, dispatch_pr: int | None = None) -> Trigger:
@@ -111,9 +122,11 @@ def parse_event(name: str, payload: Any, source: str, dispatch_pr: int | None = 
         pulls = run.get("pull_requests") or []
         if not isinstance(pulls, list):
             raise InvalidInput(source, None, "/workflow_run/pull_requests is not a list")
-        number = _number(_get(pulls[0], source, "number"), source,
-                         "/workflow_run/pull_requests/0/number") if pulls else None
-        return Trigger(name, action, repository, pull_number=number, head_sha=head_sha)
+        numbers = tuple(dict.fromkeys(
+            _number(_get(p, source, "number"), source, f"/workflow_run/pull_requests/{i}/number")
+            for i, p in enumerate(pulls)))
+        return Trigger(name, action, repository, pull_number=numbers[0] if numbers else None,
+                       head_sha=head_sha, pull_numbers=numbers)
     if name == "workflow_dispatch":
         inputs = payload.get("inputs") or {}
         if not isinstance(inputs, Mapping):

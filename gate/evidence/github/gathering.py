@@ -99,6 +99,7 @@ class CiSources:
     workspace: Path | None = None
     workflow_path: str | None = None  # the gate's own workflow (for workspace JUnit)
     junit: JUnitOptions = field(default_factory=JUnitOptions)  # the policy's `junit` section
+    own_run_id: int | None = None  # the gate's own run (GITHUB_RUN_ID): not waited for
 
 
 def gather(
@@ -114,8 +115,8 @@ def gather(
     workdir = sources.workspace if sources.workspace and sources.workspace.is_dir() else None
     ci = collect_ci_evidence(api, head_sha, sources.artifact_names, requested, workdir=workdir,
                              identities=MAX_COMPARED_TESTS, pull_number=facts.pull.number,
-                             junit_options=sources.junit)
-    arrival = head_arrival(api, facts.pull, ci.runs)
+                             junit_options=sources.junit, own_run_id=sources.own_run_id)
+    arrival = head_arrival(api, facts.pull)
     items = list(ci.items)
     skipped_files: list[str] = []
     file_inputs = list(ci.inputs)
@@ -135,7 +136,8 @@ def gather(
                                         sources.artifact_names, workdir, MAX_COMPARED_TESTS)
     notes = list(ci.notes) + skipped_files + [c.note for c in comparisons if c.note]
     notes += facts.ignored
-    observed = Facts(tuple(items), PullObservation(facts.changes, arrival), tuple(comparisons))
+    observed = Facts(tuple(items), PullObservation(facts.changes, arrival, facts.pull.base_ref),
+                     tuple(comparisons), ci.observation)
     return Gathered(observed, tuple(notes), ci.links, ci.failing, tuple(file_inputs), arrival)
 
 
@@ -154,4 +156,5 @@ class PullEvidence:
         return Collected(
             items=found.facts.items, pull=found.facts.pull, test_sets=found.facts.test_sets,
             notes=found.notes, links=found.links, failing=found.failing, inputs=found.inputs,
+            ci=found.facts.ci,
         )

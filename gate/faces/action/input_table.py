@@ -48,6 +48,9 @@ ACTION_INPUTS: tuple[InputSpec, ...] = (
               several=True, metavar="GLOB"),
     InputSpec("trusted-verifiers", "", "glob of verifier ids whose evidence inside the claim"
               " file counts as independent; repeatable", several=True, metavar="PATTERN"),
+    InputSpec("protected-bases", "", "a base branch a PR may be verified into, named exactly;"
+              " repeatable (default: the repository's default branch)", several=True,
+              metavar="BRANCH"),
     InputSpec("pr", "", "pull request number",
               not_for_scan="the PR is the command's argument (OWNER/REPO#N or its URL)"),
     InputSpec("api-url", "", "REST API URL (GitHub Enterprise Server: https://HOST/api/v3);"

@@ -44,6 +44,8 @@ class ActionInputs:
     pr: int | None
     app_id: str = ""
     app_private_key: str = ""
+    #: Base branches a PR may be verified into (empty: the repository's default branch).
+    protected_bases: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -107,6 +109,12 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
         pr = int(pr_text) if pr_text else None
     except ValueError:
         raise InvalidInput(source, "pr", f"{pr_text!r} is not a pull request number") from None
+    protected = _list(_input(env, "protected-bases"))
+    globbed = [b for b in protected if any(c in b for c in "*?[")]
+    if globbed:
+        raise InvalidInput(source, "protected-bases", f"{globbed[0]!r} is a pattern",
+                           "name each protected branch exactly: a pattern would match branches"
+                           " the agent can create")
     api_url = _input(env, "api-url") or env.get("GITHUB_API_URL", "") or "https://api.github.com"
     return ActionInputs(
         token=token,
@@ -124,6 +132,7 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
         pr=pr,
         app_id=app_id,
         app_private_key=app_key,
+        protected_bases=protected,
     )
 
 

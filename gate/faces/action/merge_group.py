@@ -33,7 +33,7 @@ def group_pulls(
     found = []
     for number in numbers:
         pull = api.pull(number)
-        found.append((pull, api.check_runs(pull.head_sha, name)))
+        found.append((pull, api.check_runs(pull.head_sha, name, latest=False)))
     return found
 
 
@@ -49,7 +49,8 @@ def run_merge_group(
     try:
         pulls = group_pulls(api, trigger, name)
         decision = judge_group(trigger.merge_group_sha, pulls, name, opened.app_id,
-                               opened.app_slug or "this App", clock())
+                               opened.app_slug or "this App", clock(),
+                               trigger.merge_group_base_ref)
     except CouldNotDecide as exc:
         decision = GroupDecision(False, "merge group: could not decide",
                                  f"claim-gate could not decide: {exc}\n")

@@ -40,6 +40,7 @@ def check_run_requests(report: CheckRunReport, completed_at: datetime) -> CheckR
         "completed_at": completed_at.isoformat().replace("+00:00", "Z"),
         "output": report.output(batches[0]),
         **({"details_url": report.details_url} if report.details_url else {}),
+        **({"external_id": report.external_id} if report.external_id else {}),
     }
     return CheckRunRequests(create, tuple({"output": report.output(b)} for b in batches[1:]))
 

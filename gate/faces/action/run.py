@@ -15,14 +15,15 @@ from datetime import datetime
 from fnmatch import fnmatchcase
 from pathlib import Path
 
-from gate.claim.errors import CouldNotDecide, InvalidInput
+from gate.claim.errors import CouldNotDecide, GateError, InvalidInput
 from gate.claim.github_facts import PullRequestRef
 from gate.claim.model import CheckType, VerdictState
 from gate.claim.policy import Policy
 from gate.claim.policy_parse import parse_policy_text
 from gate.claim.trust_policy import RemovedTests
+from gate.engine.bases import external_id, protected_bases, refuse_base
 from gate.engine.removed_tests import removal_lines
-from gate.engine.results import Verdict, worst
+from gate.engine.results import SEVERITY, Verdict, worst
 from gate.evidence.github.api import CheckRunForbidden, GitHubApi
 from gate.evidence.github.claims import FoundClaim, find_claims, load_found
 from gate.evidence.github.deployments import deployed_urls
@@ -43,6 +44,7 @@ from gate.report.check_run import (
     failure_report,
     unverified_without_claim_report,
 )
+from gate.report.combined import combined_report
 from gate.report.record import completed_record
 from gate.report.renderers import RenderInput, render
 from gate.report.verification import verification_summary
@@ -92,26 +94,31 @@ def claim_required(inputs: ActionInputs, pull: PullRequestRef) -> bool:
     )
 
 
-def resolve_pull(api: GitHubApi, trigger: Trigger, inputs: ActionInputs) -> PullRequestRef:
-    if trigger.pull is not None:
-        return trigger.pull
-    number = trigger.pull_number or inputs.pr
-    if number is None and trigger.head_sha is not None:
+def resolve_pulls(api: GitHubApi, trigger: Trigger, inputs: ActionInputs) -> list[PullRequestRef]:
+    """Every PR the event names (a workflow_run can name several with one head), read
+    through the API: its base and head as they are now, never as an old payload said."""
+    numbers = list(trigger.pull_numbers) or (
+        [trigger.pull.number] if trigger.pull is not None else []) or (
+        [trigger.pull_number] if trigger.pull_number is not None else []) or (
+        [inputs.pr] if inputs.pr is not None else [])
+    if not numbers and trigger.head_sha is not None:
         numbers = api.pulls_for_commit(trigger.head_sha)
         if not numbers:
             raise InvalidInput(
                 "event", None, f"no open pull request has head commit {trigger.head_sha[:12]}",
             )
-        number = numbers[0]
-    if number is None:
+    if not numbers:
         raise InvalidInput("event", None, "the event names no pull request")
-    pull = api.pull(number)
-    if trigger.head_sha is not None and pull.head_sha != trigger.head_sha:
+    pulls = [api.pull(number) for number in numbers]
+    if trigger.head_sha is None:
+        return pulls
+    current = [pull for pull in pulls if pull.head_sha == trigger.head_sha]
+    if not current:
         raise CouldNotDecide(
-            f"PR #{number} has moved on to {pull.head_sha[:12]}; this run was for"
+            f"PR #{pulls[0].number} has moved on to {pulls[0].head_sha[:12]}; this run was for"
             f" {trigger.head_sha[:12]}. The newer head gets its own check."
         )
-    return pull
+    return current
 
 
 @dataclass(frozen=True)
@@ -121,6 +128,28 @@ class _Decided:
     verdict: Verdict | None
     record_json: str | None
     summary: str
+
+
+@dataclass(frozen=True)
+class _Part:
+    """What one PR's decision posts: its checks, its decided claims, and any failure."""
+
+    reports: list[CheckRunReport]
+    decided: list[_Decided]
+    not_required: bool = False
+    error: GateError | None = None
+
+    @property
+    def rank(self) -> int:
+        """Best first: the worst part's check is posted last, so it is the commit's latest."""
+        if self.error is not None:
+            return 9
+        if self.not_required:
+            return -1
+        states = [d.verdict.state for d in self.decided if d.verdict is not None]
+        if not self.decided or any(d.verdict is None for d in self.decided):
+            states.append(VerdictState.UNVERIFIED)
+        return max(SEVERITY[s] for s in states)
 
 
 def run_gate(
@@ -135,11 +164,36 @@ def run_gate(
     poster: Poster | None = None,
 ) -> GateOutcome:
     """`probe_io`: how the policy's live probes reach the world (None: no probes run);
-    `poster`: where the check runs and the step's files go (default: the Action's)."""
+    `poster`: where the check runs and the step's files go (default: the Action's).
+    Each PR the event names is decided on its own; the worst decides the step."""
     poster = poster or ApiPoster(api, runner, emit)
-    pull = resolve_pull(api, trigger, inputs)
-    head_sha = pull.head_sha
-    details_url = runner.details_url
+    pulls = resolve_pulls(api, trigger, inputs)
+    parts = sorted((_judge_pull(api, pull, inputs, runner, clock, probe_io) for pull in pulls),
+                   key=lambda part: part.rank)
+    reports = [r for part in parts for r in part.reports]
+    decided = [d for part in parts for d in part.decided]
+    errors = [part.error for part in parts if part.error is not None]
+    loose = [r for part in parts for r in part.reports  # shown beside the decided claims
+             if not part.decided or (len(part.decided) > 1 and r.name == inputs.check_name)]
+    outcome = _finish(poster, reports, decided, clock, inputs,
+                      not_required=all(part.not_required for part in parts),
+                      undecided=any(not p.decided and not p.not_required for p in parts),
+                      loose=loose)
+    if errors:
+        code = exit_code_for(errors[0])
+        return replace(outcome, exit_code=0 if inputs.mode is Mode.OBSERVE else int(code),
+                       verdict="could-not-decide", verdict_exit=int(code))
+    return outcome
+
+
+def _judge_pull(
+    api: GitHubApi, pull: PullRequestRef, inputs: ActionInputs, runner: RunnerContext,
+    clock: Callable[[], datetime], probe_io: ProbeIO | None,
+) -> _Part:
+    """One PR: not required, into an unprotected base, no claim, or each claim decided."""
+    head_sha, details_url = pull.head_sha, runner.details_url
+    decided_for = external_id(pull.number, pull.base_ref)
+    part = _Part([], [])
     try:
         if not claim_required(inputs, pull):
             report = replace(
@@ -149,34 +203,49 @@ def run_gate(
                 conclusion="neutral",
                 title="no claim required: the PR's author and branch are not an agent's",
             )
-            return _finish(poster, [report], [], clock, inputs, not_required=True)
-        policy = load_action_policy(api, inputs.policy, pull.base_ref).trusting(
-            inputs.trusted_verifiers
-        )
-        found = find_claims(api, inputs.claim_path, head_sha, pull.body, pull.number)
-        if not found:
-            report = unverified_without_claim_report(
+            part = _Part([report], [], not_required=True)
+        elif refused := refuse_base(
+                pull.base_ref, protected_bases(inputs.protected_bases, pull.default_branch)):
+            part = _Part([unverified_without_claim_report(
                 name=inputs.check_name, head_sha=head_sha, mode=inputs.mode,
-                reason=f"no completion claim: no {inputs.claim_path} at {head_sha[:12]} and no"
-                " ```completion-claim block in the PR body", details_url=details_url,
-            )
-            return _finish(poster, [report], [], clock, inputs)
-        facts = pull_facts(api, pull, policy.trust,
-                           inputs.check_name)
-        decided = []
-        for claim_file in found:
-            decided.append(_decide_one(api, claim_file, policy, inputs, runner, facts,
-                                       clock, details_url, len(found) > 1, probe_io))
-        return _finish(poster, [d.report for d in decided], decided, clock, inputs)
+                reason=refused, details_url=details_url)], [])
+        else:
+            part = _decide_pull(api, pull, inputs, runner, clock, probe_io)
     except CheckRunForbidden:
         raise
     except (InvalidInput, CouldNotDecide) as exc:
-        report = failure_report(name=inputs.check_name, head_sha=head_sha, reason=str(exc),
-                                mode=inputs.mode, details_url=details_url)
-        outcome = _finish(poster, [report], [], clock, inputs)
-        code = exit_code_for(exc)
-        return replace(outcome, exit_code=0 if inputs.mode is Mode.OBSERVE else int(code),
-                       verdict="could-not-decide", verdict_exit=int(code))
+        part = _Part([failure_report(name=inputs.check_name, head_sha=head_sha, reason=str(exc),
+                                     mode=inputs.mode, details_url=details_url)], [], error=exc)
+    return replace(part, reports=[replace(r, external_id=decided_for) for r in part.reports])
+
+
+def _decide_pull(
+    api: GitHubApi, pull: PullRequestRef, inputs: ActionInputs, runner: RunnerContext,
+    clock: Callable[[], datetime], probe_io: ProbeIO | None,
+) -> _Part:
+    """A PR into a protected base: the policy from that base, each claim file decided."""
+    head_sha, details_url = pull.head_sha, runner.details_url
+    policy = load_action_policy(api, inputs.policy, pull.base_ref).trusting(
+        inputs.trusted_verifiers
+    )
+    found = find_claims(api, inputs.claim_path, head_sha, pull.body, pull.number)
+    if not found:
+        return _Part([unverified_without_claim_report(
+            name=inputs.check_name, head_sha=head_sha, mode=inputs.mode,
+            reason=f"no completion claim: no {inputs.claim_path} at {head_sha[:12]} and no"
+            " ```completion-claim block in the PR body", details_url=details_url,
+        )], [])
+    facts = pull_facts(api, pull, policy.trust, inputs.check_name)
+    decided = [_decide_one(api, claim_file, policy, inputs, runner, facts, clock, details_url,
+                           len(found) > 1, probe_io) for claim_file in found]
+    reports = [d.report for d in decided]
+    if len(decided) > 1:  # the configured name, always, with the worst verdict (posted last)
+        reports.append(combined_report(
+            name=inputs.check_name, head_sha=head_sha, mode=inputs.mode,
+            details_url=details_url, files=[
+                (d.found.label, d.verdict.state if d.verdict else VerdictState.UNVERIFIED,
+                 d.verdict.reason if d.verdict else d.report.text) for d in decided]))
+    return _Part(reports, decided)
 
 
 def _decide_one(
@@ -206,8 +275,10 @@ def _decide_one(
                 path=found.repo_path, line=line, level="failure",
                 title="invalid completion claim", message=report.text),))
         return _Decided(found, report, None, None, report.summary)
+    own_run = int(runner.run_id) if runner.run_id and runner.run_id.isdigit() else None
     collectors: list[Collector] = [PullEvidence(api, facts, CiSources(
-        inputs.artifact_names, inputs.junit, runner.workspace, runner.workflow_path))]
+        inputs.artifact_names, inputs.junit, runner.workspace, runner.workflow_path,
+        own_run_id=own_run))]
     if probe_io is not None and policy.probes is not None:
         collectors.append(Probes(ProbeContext(
             head_sha=head_sha, environment_urls=deployed_urls(facts.deployments)), probe_io))
@@ -271,18 +342,21 @@ def _finish(
     clock: Callable[[], datetime],
     inputs: ActionInputs,
     not_required: bool = False,
+    undecided: bool = False,
+    loose: Sequence[CheckRunReport] | None = None,
 ) -> GateOutcome:
     """Post the checks, then publish the records and the summary; `not_required`: the PR is
-    outside the agent globs (a neutral check, exit 0)."""
+    outside the agent globs (a neutral check, exit 0); `undecided`: a PR whose claim was not
+    decided (none, an unprotected base, a failure) makes the worst at least unverified."""
     posted = [i for i in (poster.post(report, clock()) for report in reports) if i is not None]
+    loose = (reports if not decided else []) if loose is None else loose
     states = [d.verdict.state for d in decided if d.verdict is not None]
-    if not decided or any(d.verdict is None for d in decided):
+    if not decided or undecided or any(d.verdict is None for d in decided):
         states.append(VerdictState.UNVERIFIED)  # no claim, or one that cannot be read
     worst_state = worst(states)
     verdict_name = "not-required" if not_required else str(worst_state)
     summaries = [d.summary + record_details(d.record_json) for d in decided]
-    if not decided:
-        summaries = [report.summary for report in reports]
+    summaries += [report.summary for report in loose]
     unmet = sum(len(d.verdict.unmet) for d in decided if d.verdict is not None)
     claim_json = poster.publish(Published(
         verdict_name, unmet, tuple(d.record_json for d in decided if d.record_json),

@@ -1,0 +1,53 @@
+"""Which base a PR may be verified into, and how a check says the PR and base it was for.
+
+The base branch is the agent's choice: it can open its PR into a branch it pushed (whose
+policy and workflows it wrote), get a green check there, then retarget the PR. So only the
+bases the operator names (default: the repository's default branch) are decided at all; a
+PR into any other base is unverified, saying so. Each check the gate posts carries the PR
+and the base it was decided for (`external_id`), so the merge queue can refuse a check
+decided for another base.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+_PREFIX = "claim-gate"
+
+
+def protected_bases(named: Sequence[str], default_branch: str | None) -> tuple[str, ...]:
+    """The operator's list, else the repository's default branch (none if not learnt)."""
+    if named:
+        return tuple(named)
+    return (default_branch,) if default_branch else ()
+
+
+def refuse_base(base_ref: str, protected: Sequence[str]) -> str | None:
+    """None when the PR's base is protected; else why the claim cannot be verified."""
+    if base_ref in protected:
+        return None
+    if not protected:
+        return (f"the PR targets {base_ref!r}, and the repository's default branch could not"
+                " be learnt to tell whether that base is protected; name the protected bases"
+                " in the action's `protected-bases` input")
+    listed = ", ".join(repr(b) for b in protected)
+    return (f"the PR targets {base_ref!r}, which is not a protected base ({listed}): a"
+            " branch the agent can push decides its own policy and workflows, so nothing"
+            " decided there can be trusted. Retarget the PR to a protected base (the gate"
+            " decides again on the `edited` event), or add the branch to `protected-bases`")
+
+
+def external_id(number: int, base_ref: str) -> str:
+    """What a posted check says it was decided for (branch names hold no spaces)."""
+    return f"{_PREFIX} pr={number} base={base_ref}"
+
+
+def decided_for(text: str | None) -> tuple[int, str] | None:
+    """(PR number, base) from a check's external_id, or None when it does not say."""
+    parts = (text or "").split(" ")
+    if len(parts) != 3 or parts[0] != _PREFIX:
+        return None
+    number, base = parts[1].removeprefix("pr="), parts[2].removeprefix("base=")
+    if not number.isdigit() or not base or not parts[2].startswith("base="):
+        return None
+    return int(number), base

@@ -1,0 +1,106 @@
+"""Rules for a complete picture: what the gate could not see keeps a claim from `verified`.
+
+The collectors record what they read and also what they could not (a run still going, a run
+that failed, an artifact that could not be read, an arrival nobody recorded, a base branch
+test set that is gone); these rules turn those facts into judgements. "I could not read it"
+is never "there was nothing there": each of them leaves the claim `unverified`, naming it.
+A run that failed can still *refute* (its failing tests contradict the claim); it can never
+support `verified`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from gate.claim.ci_facts import HeadRun
+from gate.claim.facts import EvidenceItem, Facts
+from gate.claim.github_facts import PullObservation
+from gate.claim.model import VerdictState
+from gate.claim.policy import Policy
+from gate.claim.trust_policy import TrustPolicy
+from gate.engine.results import Judgement, Problem, Unmet
+
+_SHOWN = 5
+
+
+def _listed(lines: Sequence[str]) -> str:
+    shown = "; ".join(lines[:_SHOWN])
+    return shown + (f"; and {len(lines) - _SHOWN} more" if len(lines) > _SHOWN else "")
+
+
+def _trusted(workflow: str, trust: TrustPolicy) -> bool:
+    return trust.trusted_workflows is None or workflow in trust.trusted_workflows
+
+
+def _unverified(subject: str, code: str, message: str) -> Judgement:
+    return Judgement(subject, VerdictState.UNVERIFIED, Unmet(code, message))
+
+
+def _pending(runs: Sequence[HeadRun]) -> Judgement | None:
+    waiting = [f"{r.label} is {r.conclusion or r.status}" for r in runs if not r.finished]
+    if not waiting:
+        return None
+    return _unverified(
+        "rule ci_complete", "ci_incomplete",
+        f"CI on the head is not finished: {_listed(waiting)}. Its results could change the"
+        " verdict, so the claim cannot be verified yet; the gate decides again when the run"
+        " completes (a `workflow_run` completed event for that workflow)",
+    )
+
+
+def _failed(runs: Sequence[HeadRun]) -> Judgement | None:
+    failed = [f"{r.label} ended {r.conclusion}" for r in runs if r.failed]
+    if not failed:
+        return None
+    return _unverified(
+        "rule ci_succeeded", "ci_failed",
+        f"a trusted workflow run on the head did not succeed: {_listed(failed)}. A run that"
+        " did not succeed never supports verified, whatever its artifacts say",
+    )
+
+
+def ci_judgements(facts: Facts, policy: Policy) -> list[Judgement]:
+    """Runs not finished or not successful, artifacts not read, an arrival not known."""
+    found: list[Judgement | None] = []
+    if facts.ci is not None:
+        runs = [r for r in facts.ci.runs if _trusted(r.workflow_path, policy.trust)]
+        found += [_pending(runs), _failed(runs)]
+        unread = [f"{u.label}: {u.problem}" for u in facts.ci.unread]
+        if unread:
+            found.append(_unverified(
+                "rule artifacts_read", "unreadable_artifact",
+                f"an artifact of a counted run could not be read: {_listed(unread)}. What"
+                " could not be read is not absence: the claim cannot be verified",
+            ))
+    if facts.pull is not None and facts.pull.arrival.at is None:
+        found.append(_unverified(
+            "rule arrival", "arrival_unknown",
+            f"{facts.pull.arrival.describe()}: without GitHub's record of when the head"
+            " arrived, no CI run can be shown to have tested it (an old run of a SHA pushed"
+            " again would look current)",
+        ))
+    return [j for j in found if j is not None]
+
+
+def item_problem(item: EvidenceItem, pull: PullObservation | None,
+                 contradicts: bool) -> Problem | None:
+    """Why a CI item cannot support anything, by what GitHub says of its run; a run that
+    failed may still contradict the claim, so it is ruled out only when it would support."""
+    producer = item.producer
+    if producer is None:
+        return None
+    base = pull.base_ref if pull is not None else None
+    if producer.base_ref is not None and base is not None and producer.base_ref != base:
+        return Problem(
+            "other_base",
+            f"{item.source} was made while the PR targeted {producer.base_ref!r}, not its"
+            f" base now ({base!r}): that run used {producer.base_ref!r}'s workflow and"
+            " policy, so it is not evidence for this base",
+        )
+    if producer.conclusion not in (None, "success") and not contradicts:
+        return Problem(
+            "run_not_successful",
+            f"{item.source} comes from a run that ended {producer.conclusion}: a run that did"
+            " not succeed never supports verified, whatever its artifacts say",
+        )
+    return None
