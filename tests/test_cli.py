@@ -88,7 +88,8 @@ def test_unwritable_output_is_invalid_input_naming_the_path(tmp_path: Path) -> N
 
 def test_with_output_one_line_naming_the_verdict_goes_to_stderr(tmp_path: Path) -> None:
     target = tmp_path / "verdict.json"
-    code, out, err = run_cli("verify", str(EXAMPLE), "--format", "json", "--output", str(target))
+    code, out, err = run_cli("verify", str(EXAMPLE), "--format", "json", "--output", str(target),
+                             "--now", NOW)
     assert code == 1
     assert out == ""
     assert err.splitlines() == [
