@@ -93,7 +93,7 @@ def test_with_output_one_line_naming_the_verdict_goes_to_stderr(tmp_path: Path) 
     assert code == 1
     assert out == ""
     assert err.splitlines() == [
-        f"claim-gate: UNVERIFIED (1 unmet item); json output written to {target}"]
+        f"claim-gate: UNVERIFIED (2 unmet items); json output written to {target}"]
     assert json.loads(target.read_text("utf-8"))["verdict"]["state"] == "unverified"
 
 
