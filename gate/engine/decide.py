@@ -21,6 +21,7 @@ from gate.claim.facts import EvidenceItem, Facts, Origin
 from gate.claim.model import JSON, CheckType, Claim, Evidence, Mutation, VerdictState
 from gate.claim.policy import Policy
 from gate.claim.timefmt import format_rfc3339
+from gate.engine.agent_time import future_mutations, invalid_time_problem
 from gate.engine.provenance import judge_provenance
 from gate.engine.removed_tests import rule_judgements
 from gate.engine.results import Assessment, Judgement, Problem, Unmet, Verdict, worst
@@ -28,6 +29,7 @@ from gate.engine.trust import judge
 
 #: When no evidence counts for a mutation, the reported code is the one closest to counting.
 _CLOSENESS = (
+    "mutation_time_invalid",
     "before_mutation",
     "stale",
     "from_future",
@@ -134,9 +136,11 @@ def decide(claim: Claim, facts: Facts, policy: Policy, now: datetime) -> Verdict
     readings = tuple(
         _read(item, index, policy, now, known, code_change) for index, item in enumerate(items)
     )
+    future = {m: invalid_time_problem(known[m], now) for m in future_mutations(claim, now)}
     judgements = [
-        *(_judge_mutation(mutation, items, readings) for mutation in claim.mutations),
-        *(_judge_requirement(check, items, readings, known) for check in policy.requires),
+        *(_judge_mutation(mutation, items, readings, future.get(mutation.id))
+          for mutation in claim.mutations),
+        *(_judge_requirement(check, items, readings, known, future) for check in policy.requires),
         *rule_judgements(facts, policy),
     ]
     if not any(j.supporting for j in judgements) and all(j.unmet is None for j in judgements):
@@ -182,29 +186,36 @@ def _read(
 
 
 def _judge_mutation(
-    mutation: Mutation, items: Sequence[EvidenceItem], readings: Sequence[_Reading]
+    mutation: Mutation, items: Sequence[EvidenceItem], readings: Sequence[_Reading],
+    invalid_time: Problem | None,
 ) -> Judgement:
+    """`invalid_time`: the mutation is dated after the decision time (gate/engine/agent_time)."""
     candidates = [i for i, reading in enumerate(readings) if mutation.id in reading.covers]
     found = _weigh(
         candidates, readings,
         lambda i: items[i].evidence.at > mutation.at,
         lambda i: _before_message(i, items[i].evidence, mutation),
+        lambda i: invalid_time,
     )
     unmet = None
-    if found.contradicting or not found.supporting:
+    if invalid_time is not None and not found.contradicting:
+        unmet = Unmet(invalid_time.code, f"{_mutation_label(mutation)}: {invalid_time.message}",
+                      mutation=mutation.id, evidence=tuple(i for i, _ in found.rejected))
+    elif found.contradicting or not found.supporting:
         unmet = _mutation_unmet(mutation, found, items, readings)
     return _judgement(f"mutation {mutation.id}", unmet, found)
 
 
 def _judge_requirement(
     check: CheckType, items: Sequence[EvidenceItem], readings: Sequence[_Reading],
-    known: Mapping[str, Mutation],
+    known: Mapping[str, Mutation], future: Mapping[str, Problem],
 ) -> Judgement:
     candidates = [i for i, item in enumerate(items) if item.evidence.check_type is check]
     found = _weigh(
         candidates, readings,
         lambda i: all(items[i].evidence.at > known[c].at for c in readings[i].covers),
         lambda i: _before_all_message(i, items[i].evidence, readings[i].covers, known),
+        lambda i: next((future[c] for c in readings[i].covers if c in future), None),
     )
     unmet = None
     if found.contradicting or not found.supporting:
@@ -273,13 +284,19 @@ def _weigh(
     readings: Sequence[_Reading],
     after: Callable[[int], bool],
     before_message: Callable[[int], str],
+    invalid_time: Callable[[int], Problem | None],
 ) -> _Weighing:
+    """`invalid_time`: a covered mutation's date cannot order anything; then a contradiction
+    still counts (a future date never softens a refutation) and nothing else does."""
     supporting: list[int] = []
     contradicting: list[int] = []
     rejected: list[tuple[int, Problem]] = []
     for index in candidates:
         problem = readings[index].problem
-        if problem is None and not after(index):
+        unordered = invalid_time(index) if problem is None else None
+        if unordered is not None and not readings[index].contradiction:
+            problem = unordered
+        elif problem is None and unordered is None and not after(index):
             problem = Problem("before_mutation", before_message(index))
         if problem is not None:
             rejected.append((index, problem))
