@@ -44,6 +44,7 @@ from gate.report.check_run import (
 )
 from gate.report.record import completed_record
 from gate.report.renderers import RenderInput, render
+from gate.report.untrusted import prose
 from gate.report.verification import verification_summary
 
 _SEVERITY = {VerdictState.VERIFIED: 0, VerdictState.UNVERIFIED: 1, VerdictState.REFUTED: 2}
@@ -272,9 +273,9 @@ def _decide_one(
     summary = render("markdown", RenderInput(loaded, verdict, label=found.label, links=ci.links))
     if removed:
         summary += "\n### Tests removed or skipped on the head\n\n" + "\n".join(
-            f"- {line}" for line in removed) + "\n"
+            f"- {prose(line)}" for line in removed) + "\n"
     if ci.notes:
-        summary += "\n### Not counted\n\n" + "\n".join(f"- {n}" for n in ci.notes) + "\n"
+        summary += "\n### Not counted\n\n" + "\n".join(f"- {prose(n)}" for n in ci.notes) + "\n"
     return _Decided(found, report, verdict, json.dumps(record, indent=2), summary)
 
 
