@@ -75,7 +75,8 @@ class Deployment:
     environment: str
     creator: str
     created_at: datetime
-    latest_status: DeploymentStatus | None
+    #: The whole status history, oldest first: a later status from anyone hides nothing.
+    statuses: tuple[DeploymentStatus, ...] = ()
 
 
 @dataclass(frozen=True)

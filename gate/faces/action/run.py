@@ -242,7 +242,8 @@ def _decide_one(
         inputs.artifact_names, inputs.junit, runner.workspace, runner.workflow_path))]
     if probe_io is not None and policy.probes is not None:
         collectors.append(Probes(ProbeContext(
-            head_sha=head_sha, environment_urls=deployed_urls(facts.deployments)), probe_io))
+            head_sha=head_sha, environment_urls=deployed_urls(
+                facts.deployments, facts.trust.deployment_creators)), probe_io))
     decision = run(loaded, policy, collectors, clock)
     verdict, ci = decision.verdict, decision.observed
     if ci.pull is None:
