@@ -18,7 +18,17 @@ from pathlib import Path
 
 import pytest
 
-from tests.action_support import ROOT, T0, Scenario, act, claim_json, edit, junit_xml, scenario
+from tests.action_support import (
+    REPO,
+    ROOT,
+    T0,
+    Scenario,
+    act,
+    claim_json,
+    edit,
+    junit_xml,
+    scenario,
+)
 from tests.github_standin import DeploymentStatusSpec
 from tests.github_standin.hub import Hub
 from tests.github_standin.model import User
@@ -26,6 +36,7 @@ from tests.probe_support import Reply, Seen, Server, serve
 
 DEPLOY = {"id": "d1", "kind": "deploy", "target": "production", "at": "2026-03-02T08:58:00Z"}
 CLAIM = claim_json([edit(at=T0 - timedelta(minutes=3)), DEPLOY])
+CODE_CLAIM = claim_json([edit(at=T0 - timedelta(minutes=3))])
 DEPLOY_BOT = "deploy-bot[bot]"
 SECRET = "s3cret-token-value"
 
@@ -35,12 +46,14 @@ class Outcome:
     conclusion: str | None
     words: str
     contacted: tuple[str, ...] = ()  # what the probed servers saw (paths, or header values)
+    raw: str = ""  # the check run's summary as posted (Markdown)
 
 
 def _words(s: Scenario) -> Outcome:
     check = s.check()
     return Outcome(check.conclusion, " ".join(f"{check.title} {check.summary}".split())
-                   .replace("\\", "").replace("\u200b", "").replace("\u200d", ""))
+                   .replace("\\", "").replace("\u200b", "").replace("\u200d", ""),
+                   raw=check.summary or "")
 
 
 @contextmanager
@@ -128,6 +141,90 @@ def secret_header_sent_to_a_host_outside_its_list(
     return replace(_words(s), contacted=sent)
 
 
+# -- class 6: who is an agent -------------------------------------------------------------------
+
+
+def _agent_pr(hub: Hub, claim: str | None, *, login: str, kind: str = "Bot",
+              branch: str = "copilot/fix-parser", app: str | None = None) -> Scenario:
+    """The scenario of tests/action_support.py, with the PR's author, branch and app chosen."""
+    repo = hub.add_repo(REPO, files={"app/parser.py": "x = 1\n"}, pushed_at=T0 - timedelta(days=1))
+    changed: dict[str, str | None] = {"app/parser.py": "x = 2\n"}
+    if claim is not None:
+        changed[".claim.json"] = claim
+    head = hub.add_commit(repo, changed, branch=branch, pushed_at=T0 - timedelta(minutes=1))
+    pull = hub.add_pull(repo, head=branch, user=hub.add_user(login, type=kind),
+                        app=hub.add_app(app) if app else None)
+    return Scenario(hub, repo, head, pull, [])
+
+
+def _gated(s: Scenario, tmp_path: Path, **inputs: str) -> Outcome:
+    s.add_run(junit_xml())
+    result, _ = act(s, tmp_path, require_claim="agents", **inputs)
+    seen = _words(s)
+    assert result.code == (0 if seen.conclusion in ("success", "neutral") else 1), result.stdout
+    return seen
+
+
+def copilot_pr_named_copilot_in_the_rest_api(hub: Hub, tmp_path: Path, honest: bool) -> Outcome:
+    """The README's old example matched `copilot-swe-agent*`; the REST API names Copilot's
+    PRs' author `Copilot` (a Bot): the PR fell outside the gate and got a neutral check."""
+    s = _agent_pr(hub, CODE_CLAIM if honest else None, login="Copilot")
+    return _gated(s, tmp_path, agent_presets="copilot")
+
+
+def agent_app_opens_the_pr_as_a_person(hub: Hub, tmp_path: Path, honest: bool) -> Outcome:
+    """Codex opens the PR under the requesting person's account, on a branch the agent named
+    outside every agent glob; only the issue's performed_via_github_app says it is Codex."""
+    s = _agent_pr(hub, CODE_CLAIM if honest else None, login="octo-dev", kind="User",
+                  branch="fix/parser", app="chatgpt-codex-connector")
+    return _gated(s, tmp_path, agent_presets="codex", agent_branches="codex/*")
+
+
+# -- classes 7 and 8: the agent's clock and the agent's words -----------------------------------
+
+
+def future_dated_mutation_softens_a_refutation(
+    hub: Hub, tmp_path: Path, honest: bool
+) -> Outcome:
+    """CI ran after the change and a test failed: refuted. Dated a day ahead, the mutation
+    made every run "before the change", and the refutation became unverified."""
+    when = T0 - timedelta(minutes=3) if honest else T0 + timedelta(days=1)
+    s = scenario(hub, claim_json([edit(at=when)]))
+    s.add_run(junit_xml(passed=5) if honest else junit_xml(passed=3, failed=1),
+              conclusion="success" if honest else "failure")
+    act(s, tmp_path)
+    return _words(s)
+
+
+HOSTILE_OUTCOME = ("<h2>✅ verified</h2> ![ok](https://evil.example/badge.svg)"
+                   " [approve](https://evil.example/) cc @octocat\n# ✅ verified")
+
+
+def claimed_outcome_draws_a_verdict_for_the_reviewer(
+    hub: Hub, tmp_path: Path, honest: bool
+) -> Outcome:
+    """The failing PR's claimed outcome is Markdown/HTML drawing a green verdict, a badge
+    from another host, a link and a mention."""
+    outcome = "Fixed the parser." if honest else HOSTILE_OUTCOME
+    s = scenario(hub, claim_json([edit(at=T0 - timedelta(minutes=3))]).replace(
+        "Fixed the parser; all tests pass.", outcome.replace("\n", "\\n")))
+    s.add_run(junit_xml(passed=5) if honest else junit_xml(passed=3, failed=1),
+              conclusion="success" if honest else "failure")
+    act(s, tmp_path)
+    return _words(s)
+
+
+def _inert(outcome: Outcome, honest: bool) -> None:
+    if honest:
+        assert "Fixed the parser." in outcome.raw
+        return
+    reason = outcome.raw.index("**Reason:**")
+    assert reason < outcome.raw.index("**Task**"), "the reason comes first"
+    for raw in ("<h2>", "![ok]", "[approve]", "@octocat", "https://evil", "\n# "):
+        assert raw not in outcome.raw, raw
+    assert "&lt;h2&gt;" in outcome.raw
+
+
 @dataclass(frozen=True)
 class Row:
     name: str  # as in the README table
@@ -160,6 +257,19 @@ ROWS = [
         ("the secret header Authorization (from CLAIM_GATE_TEST_TOKEN) is bound to other hosts",
          "nothing was sent"),
         _secret_only_where_bound),
+    Row("a mutation dated in the future to soften a refutation",
+        future_dated_mutation_softens_a_refutation, "failure", "contradicted",
+        ("is dated 2026-03-03T09:00:00Z, after the decision time", "a contradiction still"
+         " refutes it")),
+    Row("the claimed outcome draws a verified heading, a badge, a link and a mention",
+        claimed_outcome_draws_a_verdict_for_the_reviewer, "failure", "-",
+        ("&lt;h2&gt;✅ verified&lt;/h2&gt;",), _inert),
+    Row("an agent's PR whose REST author (`Copilot`) no login glob names",
+        copilot_pr_named_copilot_in_the_rest_api, "action_required", "-",
+        ("no completion claim",)),
+    Row("an agent's app opens the PR under a person's account, on a branch outside the globs",
+        agent_app_opens_the_pr_as_a_person, "action_required", "-",
+        ("no completion claim",)),
 ]
 
 
@@ -181,7 +291,7 @@ def test_the_attack_fails_and_the_honest_control_passes(
         assert seen.conclusion == "success", seen.words
         return
     assert seen.conclusion == row.conclusion, seen.words
-    for words in (*row.words, f"`{row.code}`"):
+    for words in (*row.words, *((f"`{row.code}`",) if row.code != "-" else ())):
         assert words in seen.words, f"{words!r} not in what the reviewer sees:\n{seen.words}"
 
 
@@ -191,4 +301,31 @@ def test_the_readme_lists_every_attack() -> None:
     for row in ROWS:
         found = re.search(rf"^\| {re.escape(row.name)} \| [^|]+ \| (.+) \|$", section, re.M)
         assert found is not None, row.name
-        assert found[1] == f"`{row.code}`", row.name
+        assert found[1] == (f"`{row.code}`" if row.code != "-" else "-"), row.name
+
+
+def test_branch_globs_alone_are_refused_they_can_only_add_prs(
+    github_hub: Hub, tmp_path: Path
+) -> None:
+    """With only `agent-branches`, an agent would name its branch to fall outside them: the
+    inputs are refused (exit 3, no check), so the required check never appears."""
+    s = _agent_pr(github_hub, None, login="devin-ai-integration[bot]", branch="hotfix/parser")
+    s.add_run(junit_xml())
+    result, _ = act(s, tmp_path, require_claim="agents", agent_branches="devin/*")
+    assert result.code == 3
+    assert "`agent-branches` can only add PRs" in result.stdout
+    assert github_hub.check_runs(head_sha=s.head.sha, name="completion-claim") == []
+
+
+@pytest.mark.parametrize(("login", "branch", "gated"), [
+    ("devin-ai-integration[bot]", "hotfix/parser", True),   # the agent: any branch
+    ("octo-dev", "devin/parser", True),                       # a glob only adds
+    ("octo-dev", "fix/parser", False),                        # a person's own PR
+])
+def test_presets_and_globs_only_add_prs(
+    github_hub: Hub, tmp_path: Path, login: str, branch: str, gated: bool
+) -> None:
+    s = _agent_pr(github_hub, None, login=login, branch=branch,
+                  kind="Bot" if login.endswith("[bot]") else "User")
+    seen = _gated(s, tmp_path, agent_presets="devin", agent_branches="devin/*")
+    assert seen.conclusion == ("action_required" if gated else "neutral"), seen.words

@@ -42,7 +42,9 @@ class Row:
 ROWS = [
     # The attack of the issue: a future date turned a refutation into `unverified`.
     Row("future mutation, contradicted", 3600, DIFFERS, default_policy(),
-        VerdictState.REFUTED, "contradicted", ("billing_zip: expected '94107'",)),
+        VerdictState.REFUTED, "contradicted",
+        ("billing_zip: expected '94107'", "m1 is dated 2026-08-27T19:04:02Z, after the decision"
+         " time", "a contradiction still refutes it")),
     Row("future mutation, contradicted, as a required check", 3600, DIFFERS, READBACK,
         VerdictState.REFUTED, "contradicted"),
     Row("control: mutation before the observation, contradicted", 0, DIFFERS, default_policy(),

@@ -26,6 +26,8 @@ class PullRequestRef:
     base_repo: str
     author: str
     body: str
+    author_id: int | None = None  # the account id: a login can be renamed, an id cannot
+    author_type: str = ""  # User, Bot or Organization
 
     @property
     def from_fork(self) -> bool:

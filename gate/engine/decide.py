@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from gate import GATE_ID
@@ -203,6 +203,8 @@ def _judge_mutation(
                       mutation=mutation.id, evidence=tuple(i for i, _ in found.rejected))
     elif found.contradicting or not found.supporting:
         unmet = _mutation_unmet(mutation, found, items, readings)
+    if invalid_time is not None and unmet is not None and found.contradicting:
+        unmet = replace(unmet, message=f"{unmet.message}; {invalid_time.message}")
     return _judgement(f"mutation {mutation.id}", unmet, found)
 
 

@@ -129,6 +129,13 @@ class GitHubApi:
         _, data = self._request("GET", f"{self._repo}/pulls/{number}")
         return pull_request_ref(data, f"GitHub PR #{number}")
 
+    def pull_app(self, number: int) -> str | None:
+        """The slug of the GitHub App that opened PR `number` on a user's behalf (the issue's
+        `performed_via_github_app`), or None when a person or a bot account opened it."""
+        _, data = self._request("GET", f"{self._repo}/issues/{number}")
+        app = data.get("performed_via_github_app") if isinstance(data, dict) else None
+        return str(app["slug"]) if isinstance(app, dict) and app.get("slug") else None
+
     def pulls_for_commit(self, sha: str) -> list[int]:
         return [int(p["number"]) for p in self._pages(f"{self._repo}/commits/{sha}/pulls", {}, None)
                 if p.get("state") == "open"]

@@ -84,7 +84,14 @@ def pull_request_ref(pull: Mapping[str, Any], source: str) -> PullRequestRef:
         base_repo=str(_get(pull, source, "base", "repo", "full_name")),
         author=str(_get(pull, source, "user", "login")),
         body=str(pull.get("body") or ""),
+        author_id=_account_id(pull.get("user")),
+        author_type=str((pull.get("user") or {}).get("type") or ""),
     )
+
+
+def _account_id(user: Any) -> int | None:
+    value = user.get("id") if isinstance(user, Mapping) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def parse_event(name: str, payload: Any, source: str, dispatch_pr: int | None = None) -> Trigger:

@@ -12,7 +12,6 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
-from fnmatch import fnmatchcase
 from pathlib import Path
 
 from gate.claim.errors import CouldNotDecide, InvalidInput
@@ -31,6 +30,7 @@ from gate.evidence.github.gathering import CiSources, PullEvidence, PullFacts, p
 from gate.evidence.interface import Collector
 from gate.evidence.probe.collect import Probes
 from gate.evidence.probe.observe import ProbeContext, ProbeIO
+from gate.faces.action.agents import AgentRule
 from gate.faces.action.inputs import ActionInputs, RunnerContext
 from gate.faces.action.runner_files import append_summary, workflow_command, write_outputs
 from gate.pipeline import EXIT_FOR_STATE, exit_code_for, run
@@ -85,12 +85,12 @@ def load_action_policy(api: GitHubApi, value: str, base_ref: str) -> Policy:
     return parse_policy_text(data.decode("utf-8", errors="replace"), f"{value}@{base_ref}")
 
 
-def claim_required(inputs: ActionInputs, pull: PullRequestRef) -> bool:
+def claim_required(inputs: ActionInputs, pull: PullRequestRef, api: GitHubApi) -> bool:
+    """`agents`: by account id, app, login or branch (gate/faces/action/agents.py)."""
     if inputs.require_claim == "always":
         return True
-    return any(fnmatchcase(pull.author, g) for g in inputs.agent_authors) or any(
-        fnmatchcase(pull.head_ref, g) for g in inputs.agent_branches
-    )
+    rule = AgentRule.parse(inputs.agent_authors, inputs.agent_presets, inputs.agent_branches)
+    return rule.gated_because(pull, lambda: api.pull_app(pull.number)) is not None
 
 
 def resolve_pull(api: GitHubApi, trigger: Trigger, inputs: ActionInputs) -> PullRequestRef:
@@ -173,7 +173,7 @@ def run_gate(
     head_sha = pull.head_sha
     details_url = runner.details_url
     try:
-        if not claim_required(inputs, pull):
+        if not claim_required(inputs, pull, api):
             report = replace(
                 unverified_without_claim_report(
                     name=inputs.check_name, head_sha=head_sha, mode=inputs.mode,
