@@ -5,7 +5,7 @@ A login glob alone misses agents: the REST API names a Copilot coding agent PR's
 the requesting person's own account, with the agent's GitHub App recorded only as the issue's
 `performed_via_github_app`. So an agent is recognised by any of: its account id, its App (the
 `performed_via_github_app` slug, or a Bot account `<slug>[bot]`), its login. Presets carry
-what is known of the common agents (docs/agents.md says how each shows and what is not
+what is known of the common agents (docs/agent-prs.md says how each shows and what is not
 confirmed). Branch globs are the agent's own choice of name, so they can only add PRs to the
 gated set, never exempt one: `agents` needs authors or presets, branches alone are refused.
 """
@@ -31,7 +31,7 @@ class Agent:
     branches: tuple[str, ...] = ()
 
 
-#: What is known of the common agents (sources and gaps: docs/agents.md).
+#: What is known of the common agents (sources and gaps: docs/agent-prs.md).
 PRESETS: Mapping[str, Agent] = {
     agent.name: agent for agent in (
         Agent("copilot", logins=("Copilot", "copilot-swe-agent[bot]"), ids=(198982749,),
