@@ -362,7 +362,8 @@ def test_junit_naming_another_commit_does_not_count(github_hub: Hub, tmp_path: P
 def test_probes_check_the_deployed_thing_at_the_deployment_status_url(
     github_hub: Hub, tmp_path: Path, served: str, conclusion: str, code: int
 ) -> None:
-    """After reading the deployment statuses, the gate asks the deployed app itself."""
+    """After reading the deployment statuses of a trusted creator (the repository owner,
+    named in deployment_creators), the gate asks the deployed app itself."""
     from tests.probe_support import Reply, Seen, serve
 
     deploy = {"id": "d1", "kind": "deploy", "target": "production", "at": "2026-03-02T08:58:00Z"}
@@ -379,7 +380,8 @@ def test_probes_check_the_deployed_thing_at_the_deployment_status_url(
             statuses=[DeploymentStatusSpec("success", created_at=T0 + timedelta(minutes=1),
                                            environment_url=server.url)])
         policy = (
-            "id: live\nrequires: [test_run, endpoint_health]\nprobes:\n"
+            "id: live\nrequires: [test_run, endpoint_health]\n"
+            f"deployment_creators: [{s.repo.owner.login}]\nprobes:\n"
             f"  allowed_hosts: ['127.0.0.1:{server.port}']\n  allow_http: true\n"
             "  endpoint_health:\n    - environment: production\n      path: /version\n"
             "      status: 200\n      assert:\n        - json_pointer: /sha\n"

@@ -3,6 +3,7 @@ run against the stand-in shows the verdict and the unmet items, and no markup fr
 
 from __future__ import annotations
 
+import re
 import struct
 from pathlib import Path
 
@@ -43,14 +44,13 @@ def test_the_page_shows_the_verdict_and_the_unmet_items(hostile_check: CheckRunV
     assert "covered by #0 test_run" in page  # the parts that are backed are shown as such
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "the check run's markdown passes the claim's text through unescaped (issue 10, class 8;"
-    " owned by the reporters' engineer): GitHub renders the agent's <h1> and <img>"))
 def test_no_markup_from_the_claim_reaches_the_page(hostile_check: CheckRunView) -> None:
     page = render_page(hostile_check)
     assert "<h1>" not in page
     assert "&lt;h1&gt;APPROVED BY SECURITY&lt;/h1&gt;" in page
-    assert "evil.example" not in page.replace("&lt;img src=&quot;https://evil.example", "")
+    # the agent's <img> is text on the page: no tag (img, a) points at its host
+    assert not re.search(r"<[^>]*evil\.example", page)
+    assert "&lt;img src=" in page
 
 
 def test_the_renderer_keeps_githubs_tags_and_drops_the_rest() -> None:

@@ -25,7 +25,7 @@ def test_every_endpoint_answers_within_the_description(github_hub: Hub) -> None:
     installation = github_hub.add_installation(the_app, repo.owner)
     head = github_hub.add_commit(repo, {".claim.json": "{}"}, branch="fix",
                                  pushed_at=datetime(2026, 3, 1, tzinfo=UTC))
-    pull = github_hub.add_pull(repo, head="fix")
+    pull = github_hub.add_pull(repo, head="fix", app=github_hub.add_app("an-agent"))
     run = github_hub.add_workflow_run(repo, head_sha=head.sha, pull_requests=[pull],
                                       artifacts=[ArtifactSpec("junit", zip_bytes({"j": "x"}))])
     github_hub.rerun(run)
@@ -47,6 +47,7 @@ def test_every_endpoint_answers_within_the_description(github_hub: Hub) -> None:
     get("/pulls", head="octo:fix")
     get(f"/pulls/{pull.number}")
     get(f"/pulls/{pull.number}/files")
+    get(f"/issues/{pull.number}")
     get(f"/commits/{head.sha}/pulls")
     get(f"/commits/{head.sha}/check-suites")
     get(f"/commits/{head.sha}/check-runs")

@@ -210,7 +210,10 @@ def test_a_claim_cannot_rewrite_the_terminal(github_hub: Hub, output: str) -> No
     scanned = scan(github_hub, f"{REPO}#{s.pull.number}", "--artifact-name", "junit-*",
                    "--format", output)
     assert scanned.code == 2
-    assert "\\u001b[1A" in scanned.out
+    # The summary's text is the agent's: its control characters are dropped or shown escaped
+    # (issue 10 class 8), so the forged words stay inside the line they came in on.
+    assert "[1A" in scanned.out
+    assert not [line for line in scanned.out.splitlines() if line.startswith("verified")]
     for raw in ("\x1b", "\r", "\x9b", "\u202e"):
         assert raw not in scanned.out
     if output == "json":
@@ -276,7 +279,9 @@ def test_probes_reach_the_deployed_service_only_with_probe(github_hub: Hub, prob
             statuses=[DeploymentStatusSpec("success", created_at=T0 + timedelta(minutes=1),
                                            environment_url=server.url)])
         policy = (
-            "id: live\nrequires: [test_run, endpoint_health]\nprobes:\n"
+            # the deployment status counts only from a named creator (issue 10 class 4)
+            f"id: live\nrequires: [test_run, endpoint_health]\n"
+            f"deployment_creators: [{s.repo.owner.login}]\nprobes:\n"
             f"  allowed_hosts: ['127.0.0.1:{server.port}']\n  allow_http: true\n"
             "  endpoint_health:\n    - environment: production\n      path: /version\n"
             "      status: 200\n      assert:\n        - json_pointer: /sha\n"
@@ -349,7 +354,8 @@ def test_a_token_without_actions_read_could_not_decide_naming_the_permission(
     assert printed["verdict"] == "could-not-decide"
     create = printed["check_runs"][0]["create"]
     assert create["conclusion"] == "failure"
-    assert "the token needs `actions: read` on octo/app" in create["output"]["summary"]
+    # the reason is shown as text (its backticks escaped: issue 10 class 8), naming the permission
+    assert "the token needs \\`actions: read\\` on octo/app" in create["output"]["summary"]
     assert_read_only(scanned)
 
 

@@ -28,6 +28,8 @@ class PullRequestRef:
     body: str
     #: The repository's default branch, from the API's repository object (None: not read).
     default_branch: str | None = None
+    author_id: int | None = None  # the account id: a login can be renamed, an id cannot
+    author_type: str = ""  # User, Bot or Organization
 
     @property
     def from_fork(self) -> bool:
@@ -83,7 +85,8 @@ class Deployment:
     environment: str
     creator: str
     created_at: datetime
-    latest_status: DeploymentStatus | None
+    #: The whole status history, oldest first: a later status from anyone hides nothing.
+    statuses: tuple[DeploymentStatus, ...] = ()
 
 
 @dataclass(frozen=True)

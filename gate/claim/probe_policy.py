@@ -20,6 +20,7 @@ from gate.claim.errors import InvalidInput
 from gate.claim.jsonpos import pointer
 from gate.claim.probe_settings import (
     DEFAULT_BACKOFF_S,
+    DEFAULT_DEADLINE_S,
     DEFAULT_MAX_BACKOFF_S,
     DEFAULT_MAX_PROBES,
     DEFAULT_MAX_RESPONSE_BYTES,
@@ -62,6 +63,7 @@ _HEADERS_SCHEMA = {
                 "properties": {
                     "env": {"type": "string", "pattern": _ENV_NAME.pattern},
                     "prefix": {"type": "string"},
+                    "hosts": {"type": "array", "items": {"type": "string"}, "minItems": 1},
                 },
                 "additionalProperties": False,
             },
@@ -102,6 +104,7 @@ _SECTION_SCHEMA: dict[str, Any] = {
         },
         "max_response_bytes": {"type": "integer", "minimum": 1, "maximum": 1 << 28},
         "max_probes": {"type": "integer", "minimum": 1, "maximum": 10000},
+        "deadline_s": {"type": "number", "exclusiveMinimum": 0, "maximum": 3600},
         "ca_bundle": {"type": "string", "minLength": 1},
         "endpoint_health": {
             "type": "array",
@@ -156,12 +159,11 @@ def _fail(source: str, where: tuple[str | int, ...], problem: str) -> InvalidInp
     return InvalidInput(source, None, f"{place}: {problem}")
 
 
-def _host_rule(entry: str, source: str, index: int) -> HostRule:
+def _host_rule(entry: str, source: str, where: tuple[str | int, ...]) -> HostRule:
     text = entry.strip().lower()
     if not _HOST_ENTRY.match(text):
         raise _fail(
-            source, ("allowed_hosts", index),
-            f"{entry!r} is not a host, host:port, [ipv6]:port or *.domain entry",
+            source, where, f"{entry!r} is not a host, host:port, [ipv6]:port or *.domain entry",
         )
     port: int | None = None
     if text.startswith("["):
@@ -172,7 +174,7 @@ def _host_rule(entry: str, source: str, index: int) -> HostRule:
         host, _, port_text = text.partition(":")
         port = int(port_text) if port_text else None
     if port is not None and not 0 < port < 65536:
-        raise _fail(source, ("allowed_hosts", index), f"{entry!r} has a port out of range")
+        raise _fail(source, where, f"{entry!r} has a port out of range")
     wildcard = host.startswith("*.")
     return HostRule(host.removeprefix("*."), port, wildcard)
 
@@ -187,7 +189,31 @@ def header_value_problem(value: str) -> str | None:
     return None
 
 
-def _headers(raw: Any, source: str, where: tuple[str | int, ...]) -> tuple[HeaderValue, ...]:
+def _url_host(url: str) -> HostRule:
+    """The one host:port a fixed URL names (its scheme's port when it names none)."""
+    parts = urlsplit(url)
+    port = parts.port or (443 if parts.scheme.lower() == "https" else 80)
+    return HostRule((parts.hostname or "").lower(), port, wildcard=False)
+
+
+def _secret_hosts(
+    value: Any, source: str, where: tuple[str | int, ...], fixed_url: str | None
+) -> tuple[HostRule, ...]:
+    """Where a secret may be sent: its `hosts`, else the probe's fixed URL. A probe whose URL
+    comes from a deployment status has no fixed host, so its secrets must name theirs."""
+    if "hosts" in value:
+        return tuple(_host_rule(entry, source, (*where, "hosts", index))
+                     for index, entry in enumerate(value["hosts"]))
+    if fixed_url is None:
+        raise _fail(source, where, "a secret header sent to the environment URL (which a"
+                    " deployment status supplies) needs `hosts`: the hosts it may be sent to")
+    return (_url_host(fixed_url),)
+
+
+def _headers(
+    raw: Any, source: str, where: tuple[str | int, ...], fixed_url: str | None
+) -> tuple[HeaderValue, ...]:
+    """`fixed_url`: the probe's own URL when the operator wrote it (a secret's default host)."""
     found: list[HeaderValue] = []
     seen: set[str] = set()
     for name, value in (raw or {}).items():
@@ -204,7 +230,8 @@ def _headers(raw: Any, source: str, where: tuple[str | int, ...]) -> tuple[Heade
         if isinstance(value, str):
             found.append(HeaderValue(name, literal=value))
         else:
-            found.append(HeaderValue(name, env=value["env"], prefix=value.get("prefix", "")))
+            found.append(HeaderValue(name, env=value["env"], prefix=value.get("prefix", ""),
+                                     hosts=_secret_hosts(value, source, (*where, name), fixed_url)))
     return tuple(found)
 
 
@@ -275,7 +302,7 @@ def _endpoint(raw: Any, settings: ProbeSettings, source: str, index: int) -> End
         path=path,
         method=method,
         status=raw.get("status", 200),
-        headers=_headers(raw.get("headers"), source, (*where, "headers")),
+        headers=_headers(raw.get("headers"), source, (*where, "headers"), url),
         assertions=assertions,
         place=f"/{SECTION}/endpoint_health/{index}",
     )
@@ -325,7 +352,7 @@ def _readback(raw: Any, settings: ProbeSettings, source: str, index: int) -> Rea
         target=raw["target"],
         pattern=pattern,
         url=url,
-        headers=_headers(raw.get("headers"), source, (*where, "headers")),
+        headers=_headers(raw.get("headers"), source, (*where, "headers"), split.geturl()),
         fields=tuple(fields) if fields is not None else None,
         record=raw.get("record", ""),
         absent_status=tuple(raw.get("absent_status", [404])),
@@ -349,7 +376,8 @@ def _explain(error: ValidationError) -> str:
             " {body_contains} (with an optional name)"
         )
     if error.validator == "oneOf" and "headers" in path:
-        return "a header value is a string, or {env: NAME} with an optional prefix"
+        return ("a header value is a string, or {env: NAME} with an optional prefix and"
+                " hosts")
     return error.message
 
 
@@ -369,13 +397,15 @@ def parse_probes(raw: Any, source: str) -> ProbeSettings:
     )
     partial = ProbeSettings(
         allowed_hosts=tuple(
-            _host_rule(entry, source, index) for index, entry in enumerate(raw["allowed_hosts"])
+            _host_rule(entry, source, ("allowed_hosts", index))
+            for index, entry in enumerate(raw["allowed_hosts"])
         ),
         allow_http=bool(raw.get("allow_http", False)),
         timeout_s=float(raw.get("timeout_s", DEFAULT_TIMEOUT_S)),
         retry=retry,
         max_response_bytes=int(raw.get("max_response_bytes", DEFAULT_MAX_RESPONSE_BYTES)),
         max_probes=int(raw.get("max_probes", DEFAULT_MAX_PROBES)),
+        deadline_s=float(raw.get("deadline_s", DEFAULT_DEADLINE_S)),
         ca_bundle=raw.get("ca_bundle"),
     )
     endpoints = tuple(

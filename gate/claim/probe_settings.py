@@ -18,6 +18,8 @@ DEFAULT_BACKOFF_S = 1.0
 DEFAULT_MAX_BACKOFF_S = 10.0
 DEFAULT_MAX_RESPONSE_BYTES = 1 << 20
 DEFAULT_MAX_PROBES = 50
+#: All of a run's probes share this many seconds (50 probes with a 60 s window each: 50 minutes).
+DEFAULT_DEADLINE_S = 300.0
 
 
 class AssertionKind(StrEnum):
@@ -38,12 +40,19 @@ class Assertion:
 
 @dataclass(frozen=True)
 class HeaderValue:
-    """A request header: a literal, or a secret read from an environment variable."""
+    """A request header: a literal, or a secret read from an environment variable. A secret
+    is bound to `hosts` (the policy's `hosts`, else the probe's own fixed URL): it is never
+    sent anywhere else."""
 
     name: str
     literal: str | None = None
     env: str | None = None
     prefix: str = ""
+    hosts: tuple[HostRule, ...] = ()
+
+    def refuses(self, host: str, port: int) -> bool:
+        """A secret header may not go to this host (literals go wherever the probe goes)."""
+        return self.env is not None and not any(rule.allows(host, port) for rule in self.hosts)
 
 
 @dataclass(frozen=True)
@@ -113,6 +122,8 @@ class ProbeSettings:
     #: A claim names its targets, so it could ask for thousands of readbacks: beyond this
     #: many probes in one run the rest are not made (their mutations stay unverified).
     max_probes: int = DEFAULT_MAX_PROBES
+    #: One overall deadline for all of a run's probes; the ones not made in time are absent.
+    deadline_s: float = DEFAULT_DEADLINE_S
     ca_bundle: str | None = None
     endpoint_health: tuple[EndpointProbe, ...] = ()
     state_readback: tuple[ReadbackProbe, ...] = ()

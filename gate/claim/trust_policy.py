@@ -1,7 +1,8 @@
 """The owner's answers to "whose word counts" on GitHub, as policy sections.
 
     evidence_chain:            # files that produce or shape CI evidence
-      paths: [...]             # globs; default DEFAULT_CHAIN below
+      paths: [...]             # globs; default DEFAULT_CHAIN below (replaces it)
+      extra_paths: [...]       # globs added to `paths` (or to the default)
       allow_pr_changes: false  # true: evidence from a PR that edits them still counts
     trusted_workflows: [.github/workflows/ci.yml]   # default: every workflow the PR left alone
     removed_tests: unverified  # or refuted, or warn
@@ -29,19 +30,30 @@ DEPLOYMENT_SUCCESS_COUNTS = "deployment_success_counts"
 SECTIONS = frozenset({EVIDENCE_CHAIN, TRUSTED_WORKFLOWS, REMOVED_TESTS, DEPLOYMENT_CREATORS,
                       DEPLOYMENT_SUCCESS_COUNTS})
 
-#: What produces and shapes test evidence: the workflows and actions that run the tests and
-#: the test runners' configuration (a conftest.py can mark every test passed).
+#: What produces and shapes test evidence: the workflows and actions that run the tests, the
+#: places test commands are defined (package.json scripts, Makefile targets, tox/nox sessions,
+#: build files), and the test runners' configuration and plugins (a conftest.py or a
+#: sitecustomize.py can mark every test passed). `**/` covers any depth below the root;
+#: policy can add to it (`evidence_chain.extra_paths`). One list for every face.
 DEFAULT_CHAIN: tuple[str, ...] = (
-    ".github/workflows/**",
-    ".github/actions/**",
-    "pytest.ini",
-    "pyproject.toml",
-    "conftest.py",
-    "**/conftest.py",
-    "jest.config.*",
-    "**/jest.config.*",
-    "tox.ini",
-    "setup.cfg",
+    # CI
+    ".github/workflows/**", ".github/actions/**",
+    # test commands
+    "package.json", "**/package.json", "Makefile", "**/Makefile", "makefile", "GNUmakefile",
+    "*.mk", "**/*.mk", "justfile", "Justfile", "Taskfile.yml", "Taskfile.yaml",
+    "tox.ini", "**/tox.ini", "noxfile.py", "**/noxfile.py",
+    "pyproject.toml", "**/pyproject.toml", "setup.cfg", "**/setup.cfg", "setup.py", "**/setup.py",
+    "pom.xml", "**/pom.xml", "build.gradle", "build.gradle.kts", "**/build.gradle",
+    "**/build.gradle.kts", "settings.gradle", "settings.gradle.kts", "Rakefile", ".rspec",
+    # runner configuration and plugins
+    "pytest.ini", "**/pytest.ini", "pytest.toml", "**/pytest.toml", ".pytest.toml",
+    "**/.pytest.toml", ".pytest.ini", "**/.pytest.ini", "conftest.py", "**/conftest.py",
+    "sitecustomize.py", "**/sitecustomize.py", "usercustomize.py", "**/usercustomize.py",
+    "jest.config.*", "**/jest.config.*", "vitest.config.*", "**/vitest.config.*",
+    "vitest.workspace.*", "**/vitest.workspace.*", ".mocharc*", "**/.mocharc*",
+    "karma.conf.*", "**/karma.conf.*", "playwright.config.*", "**/playwright.config.*",
+    "cypress.config.*", "**/cypress.config.*", "phpunit.xml", "phpunit.xml.dist",
+    "**/phpunit.xml", "**/phpunit.xml.dist",
 )
 
 
@@ -76,21 +88,21 @@ def parse_trust_policy(sections: Mapping[str, Any], source: str) -> TrustPolicy:
     if chain is not None:
         if not isinstance(chain, Mapping):
             raise InvalidInput(source, None, f"/{EVIDENCE_CHAIN} must be a mapping",
-                               "give `paths` and/or `allow_pr_changes`")
-        unknown = sorted(set(chain) - {"paths", "allow_pr_changes"})
+                               "give `paths`, `extra_paths` and/or `allow_pr_changes`")
+        unknown = sorted(set(chain) - {"paths", "extra_paths", "allow_pr_changes"})
         if unknown:
             raise InvalidInput(source, None, f"/{EVIDENCE_CHAIN}: unknown key(s) {unknown}",
-                               "the section accepts paths and allow_pr_changes")
+                               "the section accepts paths, extra_paths and allow_pr_changes")
         allow = chain.get("allow_pr_changes", False)
         if not isinstance(allow, bool):
             raise InvalidInput(source, None, f"/{EVIDENCE_CHAIN}/allow_pr_changes must be"
                                " true or false")
         paths = chain.get("paths")
-        policy = TrustPolicy(
-            chain=DEFAULT_CHAIN if paths is None else _strings(
-                paths, source, f"{EVIDENCE_CHAIN}/paths"),
-            allow_pr_changes=allow,
-        )
+        extra = chain.get("extra_paths")
+        base = DEFAULT_CHAIN if paths is None else _strings(
+            paths, source, f"{EVIDENCE_CHAIN}/paths")
+        added = () if extra is None else _strings(extra, source, f"{EVIDENCE_CHAIN}/extra_paths")
+        policy = TrustPolicy(chain=tuple(dict.fromkeys(base + added)), allow_pr_changes=allow)
     trusted = sections.get(TRUSTED_WORKFLOWS)
     removed = sections.get(REMOVED_TESTS, RemovedTests.UNVERIFIED.value)
     if not isinstance(removed, str) or removed not in set(RemovedTests):

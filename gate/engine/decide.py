@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from gate import GATE_ID
@@ -23,6 +23,7 @@ from gate.claim.model import JSON, CheckType, Claim, Evidence, Mutation, Verdict
 from gate.claim.policy import Policy
 from gate.claim.timefmt import format_rfc3339
 from gate.claim.wording import duration
+from gate.engine.agent_time import future_mutations, invalid_time_problem
 from gate.engine.completeness import item_problem
 from gate.engine.provenance import judge_provenance
 from gate.engine.removed_tests import rule_judgements
@@ -32,6 +33,7 @@ from gate.engine.trust import judge
 
 #: When no evidence counts for a mutation, the reported code is the one closest to counting.
 _CLOSENESS = (
+    "mutation_time_invalid",
     "before_mutation",
     "stale",
     "from_future",
@@ -140,6 +142,7 @@ def decide(claim: Claim, facts: Facts, policy: Policy, now: datetime) -> Verdict
         _read(item, index, policy, now, known, code_change, facts.pull)
         for index, item in enumerate(items)
     )
+    future = {m: invalid_time_problem(known[m], now) for m in future_mutations(claim, now)}
     by_mutation: dict[str, list[int]] = defaultdict(list)
     by_check: dict[CheckType, list[int]] = defaultdict(list)
     for index, (item, reading) in enumerate(zip(items, readings, strict=True)):
@@ -147,9 +150,10 @@ def decide(claim: Claim, facts: Facts, policy: Policy, now: datetime) -> Verdict
             by_mutation[mutation_id].append(index)
         by_check[item.evidence.check_type].append(index)
     judgements = [
-        *(_judge_mutation(mutation, by_mutation.get(mutation.id, []), items, readings)
+        *(_judge_mutation(mutation, by_mutation.get(mutation.id, []), items, readings,
+                          future.get(mutation.id))
           for mutation in claim.mutations),
-        *(_judge_requirement(check, by_check.get(check, []), items, readings, known)
+        *(_judge_requirement(check, by_check.get(check, []), items, readings, known, future)
           for check in policy.requires),
         *rule_judgements(facts, policy),
     ]
@@ -202,29 +206,37 @@ def _read(
 
 def _judge_mutation(
     mutation: Mutation, candidates: Sequence[int], items: Sequence[EvidenceItem],
-    readings: Sequence[_Reading],
+    readings: Sequence[_Reading], invalid_time: Problem | None,
 ) -> Judgement:
-    """`candidates`: the items that cover this mutation, in the order they arrived."""
+    """`candidates`: the items that cover this mutation, in the order they arrived;
+    `invalid_time`: the mutation is dated after the decision time (gate/engine/agent_time)."""
     found = _weigh(
         candidates, readings,
         lambda i: items[i].evidence.at > mutation.at,
         lambda i: _before_message(i, items[i].evidence, mutation),
+        lambda i: invalid_time,
     )
     unmet = None
-    if found.contradicting or not found.supporting:
+    if invalid_time is not None and not found.contradicting:
+        unmet = Unmet(invalid_time.code, f"{_mutation_label(mutation)}: {invalid_time.message}",
+                      mutation=mutation.id, evidence=tuple(i for i, _ in found.rejected))
+    elif found.contradicting or not found.supporting:
         unmet = _mutation_unmet(mutation, found, items, readings)
+    if invalid_time is not None and unmet is not None and found.contradicting:
+        unmet = replace(unmet, message=f"{unmet.message}; {invalid_time.message}")
     return _judgement(f"mutation {mutation.id}", unmet, found)
 
 
 def _judge_requirement(
     check: CheckType, candidates: Sequence[int], items: Sequence[EvidenceItem],
-    readings: Sequence[_Reading], known: Mapping[str, Mutation],
+    readings: Sequence[_Reading], known: Mapping[str, Mutation], future: Mapping[str, Problem],
 ) -> Judgement:
     """`candidates`: the items of this check type, in the order they arrived."""
     found = _weigh(
         candidates, readings,
         lambda i: all(items[i].evidence.at > known[c].at for c in readings[i].covers),
         lambda i: _before_all_message(i, items[i].evidence, readings[i].covers, known),
+        lambda i: next((future[c] for c in readings[i].covers if c in future), None),
     )
     unmet = None
     if found.contradicting or not found.supporting:
@@ -293,13 +305,19 @@ def _weigh(
     readings: Sequence[_Reading],
     after: Callable[[int], bool],
     before_message: Callable[[int], str],
+    invalid_time: Callable[[int], Problem | None],
 ) -> _Weighing:
+    """`invalid_time`: a covered mutation's date cannot order anything; then a contradiction
+    still counts (a future date never softens a refutation) and nothing else does."""
     supporting: list[int] = []
     contradicting: list[int] = []
     rejected: list[tuple[int, Problem]] = []
     for index in candidates:
         problem = readings[index].problem
-        if problem is None and not after(index):
+        unordered = invalid_time(index) if problem is None else None
+        if unordered is not None and not readings[index].contradiction:
+            problem = unordered
+        elif problem is None and unordered is None and not after(index):
             problem = Problem("before_mutation", before_message(index))
         if problem is not None:
             rejected.append((index, problem))

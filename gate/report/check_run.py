@@ -15,7 +15,8 @@ from typing import Any
 from gate.claim.loader import LoadedClaim
 from gate.claim.model import JSON, VerdictState
 from gate.engine.results import Unmet, Verdict
-from gate.report.markdown import Block, cell, fit_blocks, markdown_blocks
+from gate.report.markdown import Block, fit_blocks, markdown_blocks
+from gate.report.untrusted import prose
 
 MAX_OUTPUT_CHARS = 65535
 ANNOTATIONS_PER_REQUEST = 50
@@ -162,7 +163,7 @@ def build_check_run(
     for heading, lines in sections:
         if lines:
             blocks += [Block(("", f"### {heading}", "")),
-                       Block(tuple(f"- {cell(line)}" for line in lines), what=heading.lower()),
+                       Block(tuple(f"- {prose(line)}" for line in lines), what=heading.lower()),
                        Block(("",))]
     summary = fit_blocks(blocks, MAX_OUTPUT_CHARS - 400)
     if len(annotations) > MAX_ANNOTATIONS:
@@ -205,7 +206,8 @@ def failure_report(
         head_sha=head_sha,
         conclusion=conclusion,
         title="could not decide" + (" (observe mode)" if mode is Mode.OBSERVE else ""),
-        summary=f"## Completion claim: could not decide\n\n{_shown(reason)}\n\nThe gate never"
+        summary=f"## Completion claim: could not decide\n\n{prose(reason, MAX_REASON_CHARS)}"
+        "\n\nThe gate never"
         " passes because something went wrong; re-run the job once the cause is fixed.\n",
         text=_shown(reason),
         annotations=(),
@@ -222,7 +224,8 @@ def unverified_without_claim_report(
         head_sha=head_sha,
         conclusion=conclusion_for(VerdictState.UNVERIFIED, mode),
         title=_shown(f"unverified: {reason}", 250),
-        summary=f"## Completion claim: ⚠️ unverified\n\n**Reason:** {_shown(reason)}\n",
+        summary=f"## Completion claim: ⚠️ unverified\n\n**Reason:**"
+        f" {prose(reason, MAX_REASON_CHARS)}\n",
         text=_shown(reason),
         annotations=(),
         details_url=details_url,

@@ -2,6 +2,8 @@
 
 The document is built as blocks (paragraphs and tables) so that it can be shortened to fit
 GitHub's 65535-character limit without ever cutting a table row or a code block in half.
+The reason comes first and is capped, so it is shown whatever the agent's text costs; every
+field from the agent's side is escaped and capped (`untrusted`).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from dataclasses import dataclass
 from gate.claim.model import Claim, VerdictState
 from gate.claim.timefmt import format_rfc3339
 from gate.engine.results import Verdict
+from gate.report.untrusted import FIELD_CHARS, OUTCOME_CHARS, REASON_CHARS, code, prose
 
 _TITLE = {
     VerdictState.VERIFIED: "✅ verified",
@@ -45,8 +48,9 @@ def markdown_blocks(
     """`links`: the runs that supplied evidence; `notes`: what was seen but not counted."""
     blocks = [
         Block((f"## Completion claim: {_TITLE[verdict.state]}", "")),
-        Block((f"**Task** `{cell(claim.task.id)}`: {cell(claim.claimed_outcome)}", "")),
-        Block((f"**Reason:** {cell(verdict.reason)}", "")),
+        Block((f"**Reason:** {prose(verdict.reason, REASON_CHARS)}", "")),
+        Block((f"**Task** {code(claim.task.id, table=False)}:"
+               f" {prose(claim.claimed_outcome, OUTCOME_CHARS)}", "")),
     ]
     unmet_by_mutation = defaultdict(list)
     for entry in verdict.unmet:
@@ -64,7 +68,8 @@ def markdown_blocks(
             else:
                 status = "covered by " + ", ".join(supporters[mutation.id])
             rows.append(
-                f"| `{cell(mutation.id)}` | {cell(mutation.kind)} | {cell(mutation.target or '')}"
+                f"| {code(mutation.id)} | {prose(mutation.kind, FIELD_CHARS)}"
+                f" | {prose(mutation.target or '', FIELD_CHARS)}"
                 f" | {format_rfc3339(mutation.at)} | {cell(status)} |"
             )
         blocks.append(Block(
@@ -76,7 +81,8 @@ def markdown_blocks(
     if verdict.unmet:
         blocks.append(Block((f"### Unmet ({len(verdict.unmet)})", "")))
         blocks.append(Block(
-            tuple(f"- `{entry.code}`: {cell(entry.message)}" for entry in verdict.unmet),
+            tuple(f"- {code(entry.code, table=False)}: {prose(entry.message)}"
+                  for entry in verdict.unmet),
             what="unmet items",
         ))
         blocks.append(Block(("",)))
@@ -94,7 +100,7 @@ def markdown_blocks(
     blocks.append(Block(("",)))
     if notes:
         blocks.append(Block(("### Seen but not counted", "")))
-        blocks.append(Block(tuple(f"- {cell(note)}" for note in notes), what="notes"))
+        blocks.append(Block(tuple(f"- {prose(note)}" for note in notes), what="notes"))
         blocks.append(Block(("",)))
     if links:
         blocks.append(Block(("### Runs that supplied evidence", "")))
@@ -103,7 +109,7 @@ def markdown_blocks(
     blocks.append(Block((
         f"Policy `{cell(verdict.policy.id)}` (sha256 `{verdict.policy.digest}`) from"
         f" {cell(verdict.policy.source)}; decided by `{verdict.decided_by}` at"
-        f" {format_rfc3339(verdict.decided_at)}; claim `{cell(source)}`.",
+        f" {format_rfc3339(verdict.decided_at)}; claim {code(source, table=False)}.",
     )))
     return blocks
 
@@ -114,13 +120,14 @@ def _evidence_rows(verdict: Verdict) -> list[str]:
         zip(verdict.items, verdict.assessments, strict=True)
     ):
         counts = "yes" if assessment.counts else (
-            f"no: `{assessment.problem.code}`" if assessment.problem else "no"
+            f"no: {code(assessment.problem.code)}" if assessment.problem else "no"
         )
         if assessment.contradicts:
             counts += " (contradicts)"
         rows.append(
-            f"| {index} | {item.evidence.check_type} | `{cell(item.evidence.verifier.id)}`"
-            f" | {item.origin}: {cell(item.source)} | {format_rfc3339(item.evidence.at)}"
+            f"| {index} | {item.evidence.check_type} | {code(item.evidence.verifier.id)}"
+            f" | {item.origin}: {prose(item.source, FIELD_CHARS)}"
+            f" | {format_rfc3339(item.evidence.at)}"
             f" | {counts} |"
         )
     return rows

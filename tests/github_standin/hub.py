@@ -523,6 +523,7 @@ class Hub:
         number: int | None = None,
         created_at: datetime | None = None,
         merge_commit_sha: str | None = None,
+        app: App | None = None,
     ) -> Pull:
         """A PR from branch `head` (of `head_repo`, a fork, or `repo`) into `base`. Head and
         base SHAs are the branch tips now; changed files default to the diff between them."""
@@ -540,7 +541,7 @@ class Hub:
                 body=body, user=user or source.owner, head_repo=source, head_ref=head,
                 head_sha=head_sha, base_ref=base, base_sha=base_sha, state=state, draft=draft,
                 files=changed, created_at=moment, updated_at=moment,
-                merge_commit_sha=merge_commit_sha,
+                merge_commit_sha=merge_commit_sha, app=app,
             )
             self.pulls[(repo.id, the_pull.number)] = the_pull
             return the_pull

@@ -186,6 +186,9 @@ class Pull:
     created_at: datetime
     updated_at: datetime
     merge_commit_sha: str | None = None
+    #: The GitHub App that opened the PR on a user's behalf (the issue's
+    #: `performed_via_github_app`), e.g. an agent acting with the user's token.
+    app: App | None = None
 
 
 @dataclass

@@ -168,6 +168,42 @@ def _pull_end(urls: Urls, the_repo: Repo, ref: str, sha: str, owner: User) -> JS
     }
 
 
+def issue(urls: Urls, the_pull: Pull) -> JSON:
+    """A PR as the issues API shows it: the same number, plus who performed it (an app)."""
+    base = urls.repo(the_pull.repo)
+    url = f"{base}/issues/{the_pull.number}"
+    html = f"{urls.html(the_pull.repo)}/pull/{the_pull.number}"
+    return {
+        "id": the_pull.id,
+        "node_id": node_id("Issue", the_pull.id),
+        "number": the_pull.number,
+        "url": url,
+        "repository_url": base,
+        "labels_url": f"{url}/labels{{/name}}",
+        "comments_url": f"{url}/comments",
+        "events_url": f"{url}/events",
+        "html_url": html,
+        "title": the_pull.title,
+        "body": the_pull.body,
+        "user": user(urls, the_pull.user),
+        "labels": [],
+        "state": the_pull.state,
+        "locked": False,
+        "assignee": None,
+        "assignees": [],
+        "milestone": None,
+        "comments": 0,
+        "created_at": iso(the_pull.created_at),
+        "updated_at": iso(the_pull.updated_at),
+        "closed_at": None,
+        "author_association": "CONTRIBUTOR",
+        "pull_request": {"url": f"{base}/pulls/{the_pull.number}", "html_url": html,
+                         "diff_url": f"{html}.diff", "patch_url": f"{html}.patch",
+                         "merged_at": None},
+        "performed_via_github_app": app(urls, the_pull.app) if the_pull.app else None,
+    }
+
+
 def pull(urls: Urls, the_pull: Pull, *, full: bool, commit_count: int = 1) -> JSON:
     base = f"{urls.repo(the_pull.repo)}"
     url = f"{base}/pulls/{the_pull.number}"

@@ -203,6 +203,14 @@ def get_pull(hub: Hub, call: Call) -> Reply:
                                   commit_count=len(hub.commits_of_pull(the_pull))))
 
 
+def get_issue(hub: Hub, call: Call) -> Reply:
+    """Only PRs are issues here (the stand-in has no plain issues)."""
+    the_pull = hub.pulls.get((_repo(hub, call).id, call.int_param("issue_number")))
+    if the_pull is None:
+        raise HttpError(404, "Not Found")
+    return Reply(body=render.issue(hub.urls, the_pull))
+
+
 def list_pull_files(hub: Hub, call: Call) -> Reply:
     the_pull = _pull(hub, call)
     return Reply(body=Paged([
@@ -717,6 +725,7 @@ ROUTES: list[Route] = [
     Route.make("GET", f"{R}/deployments", list_deployments),
     Route.make("GET", f"{R}/deployments/{{deployment_id}}", get_deployment),
     Route.make("GET", f"{R}/deployments/{{deployment_id}}/statuses", list_deployment_statuses),
+    Route.make("GET", f"{R}/issues/{{issue_number}}", get_issue),
     Route.make("GET", f"{R}/issues/{{issue_number}}/comments", list_comments),
     Route.make("POST", f"{R}/issues/{{issue_number}}/comments", create_comment),
     Route.make("PATCH", f"{R}/issues/comments/{{comment_id}}", update_comment),

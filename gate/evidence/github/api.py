@@ -193,6 +193,13 @@ class GitHubApi:
         _, data = self._request("GET", f"{self._repo}/pulls/{number}")
         return pull_request_ref(data, f"GitHub PR #{number}")
 
+    def pull_app(self, number: int) -> str | None:
+        """The slug of the GitHub App that opened PR `number` on a user's behalf (the issue's
+        `performed_via_github_app`), or None when a person or a bot account opened it."""
+        _, data = self._request("GET", f"{self._repo}/issues/{number}")
+        app = data.get("performed_via_github_app") if isinstance(data, dict) else None
+        return str(app["slug"]) if isinstance(app, dict) and app.get("slug") else None
+
     def pulls_for_commit(self, sha: str) -> list[int]:
         return [int(p["number"]) for p in self._pages(f"{self._repo}/commits/{sha}/pulls", {}, None)
                 if p.get("state") == "open"]
@@ -346,22 +353,26 @@ class GitHubApi:
         return data
 
     def deployments(self, sha: str) -> list[Deployment]:
+        """The head's deployments, each with its whole status history (every page)."""
         found = []
         for raw in self._pages(f"{self._repo}/deployments", {"sha": sha}, None):
-            statuses = list(self._pages(f"{self._repo}/deployments/{raw['id']}/statuses", {}, None))
-            latest = max(statuses, key=lambda s: str(s.get("created_at")), default=None)
+            statuses = [
+                DeploymentStatus(
+                    state=str(status.get("state")),
+                    creator=str((status.get("creator") or {}).get("login") or ""),
+                    environment_url=status.get("environment_url") or None,
+                    created_at=_time(status["created_at"], f"deployment {raw['id']} status"),
+                )
+                for status in self._pages(f"{self._repo}/deployments/{raw['id']}/statuses", {},
+                                          None)
+            ]
             found.append(Deployment(
                 id=int(raw["id"]),
                 sha=str(raw["sha"]),
                 environment=str(raw.get("environment") or ""),
                 creator=str((raw.get("creator") or {}).get("login") or ""),
                 created_at=_time(raw["created_at"], f"deployment {raw['id']}"),
-                latest_status=None if latest is None else DeploymentStatus(
-                    state=str(latest.get("state")),
-                    creator=str((latest.get("creator") or {}).get("login") or ""),
-                    environment_url=latest.get("environment_url") or None,
-                    created_at=_time(latest["created_at"], f"deployment {raw['id']} status"),
-                ),
+                statuses=tuple(sorted(statuses, key=lambda status: status.created_at)),
             ))
         return found
 

@@ -88,6 +88,8 @@ def pull_request_ref(pull: Mapping[str, Any], source: str) -> PullRequestRef:
         author=str(_get(pull, source, "user", "login")),
         body=str(pull.get("body") or ""),
         default_branch=_default_branch(pull),
+        author_id=_account_id(pull.get("user")),
+        author_type=str((pull.get("user") or {}).get("type") or ""),
     )
 
 
@@ -97,6 +99,12 @@ def _default_branch(pull: Mapping[str, Any]) -> str | None:
     repo = base.get("repo") if isinstance(base, Mapping) else None
     value = repo.get("default_branch") if isinstance(repo, Mapping) else None
     return value if isinstance(value, str) and value else None
+
+
+
+def _account_id(user: Any) -> int | None:
+    value = user.get("id") if isinstance(user, Mapping) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def parse_event(name: str, payload: Any, source: str, dispatch_pr: int | None = None) -> Trigger:

@@ -56,6 +56,14 @@ class Fetcher:
     transport: Transport
     clock: Callable[[], datetime]
     sleep: Callable[[float], None]
+    #: The probes' shared deadline: no attempt starts after it, no wait runs past it, and a
+    #: request's timeout is cut to what is left.
+    deadline: datetime | None = None
+
+    def _left_s(self) -> float | None:
+        if self.deadline is None:
+            return None
+        return (self.deadline - self.clock()).total_seconds()
 
     def fetch(self, method: str, url: str, headers: Mapping[str, str]) -> Fetched | FetchFailed:
         refusal = host_refusal(self.settings, url)
@@ -78,10 +86,14 @@ class Fetcher:
                 return FetchFailed(str(outcome), self.clock(), attempts,
                                    isinstance(outcome, _RefusedError))
             elapsed = (self.clock() - start).total_seconds()
-            if elapsed + delay > retry.window_s:
+            left = self._left_s()
+            if elapsed + delay > retry.window_s or (left is not None and delay >= left):
+                limit = (f"the {retry.window_s:g}s retry window" if left is None
+                         or elapsed + delay > retry.window_s
+                         else "the probes' overall deadline (probes.deadline_s)")
                 return FetchFailed(
                     f"{problem} (after {attempts} attempt{'s' if attempts != 1 else ''} within"
-                    f" the {retry.window_s:g}s retry window)",
+                    f" {limit})",
                     self.clock(), attempts,
                 )
             self.sleep(delay)
@@ -92,8 +104,11 @@ class Fetcher:
     ) -> HttpResponse | TransportError:
         current = url
         for _ in range(MAX_REDIRECTS + 1):
+            left = self._left_s()
+            timeout = self.settings.timeout_s if left is None else max(
+                0.001, min(self.settings.timeout_s, left))
             request = HttpRequest(
-                method, current, headers, self.settings.timeout_s,
+                method, current, headers, timeout,
                 self.settings.max_response_bytes, self.settings.ca_bundle,
             )
             try:

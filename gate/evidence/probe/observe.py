@@ -17,7 +17,7 @@ import re
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
 
@@ -141,6 +141,23 @@ def _resolve_headers(
     return resolved, tuple(sorted(set(secrets), key=len, reverse=True))
 
 
+def _misplaced_secret(headers: Sequence[HeaderValue], url: str) -> str | None:
+    """Why a secret header of this probe may not go to `url`'s host, or None. Checked before
+    anything is sent; redirects never leave the origin, so this host is the only one."""
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower()
+    try:
+        port = parts.port or (443 if parts.scheme.lower() == "https" else 80)
+    except ValueError:
+        return f"refused before any request: {url!r} has an invalid port"
+    for header in headers:
+        if header.refuses(host, port):
+            return (f"refused before any request: the secret header {header.name} (from"
+                    f" {header.env}) is bound to other hosts than {host}:{port}; nothing was"
+                    " sent (give the host in the header's `hosts` if it may have the secret)")
+    return None
+
+
 def _expand(value: JSON, head_sha: str | None, context: ProbeContext, place: str) -> JSON:
     if not isinstance(value, str) or ("{sha}" not in value and "{short_sha}" not in value):
         return value
@@ -209,10 +226,20 @@ class ProbeRunner:
     context: ProbeContext = field(default_factory=ProbeContext)
 
     def collect(self, claim: Claim, requires: Iterable[CheckType] = ()) -> list[EvidenceItem]:
+        """Every probe the claim calls for, within the policy's cap and its overall deadline
+        (a probe not made in time is absent, with that reason)."""
         jobs = self.plan(claim, tuple(requires))
-        fetcher = Fetcher(self.settings, self.io.transport, self.io.clock, self.io.sleep)
+        deadline = self.io.clock() + timedelta(seconds=self.settings.deadline_s)
+        fetcher = Fetcher(self.settings, self.io.transport, self.io.clock, self.io.sleep,
+                          deadline)
         cap = self.settings.max_probes
-        items = [self._run(job, fetcher) for job in jobs[:cap]]
+        items = []
+        for job in jobs[:cap]:
+            now = self.io.clock()
+            items.append(self._run(job, fetcher) if now < deadline else self._failed(
+                job, f"not probed: the probes' overall deadline ({self.settings.deadline_s:g}s,"
+                " policy probes.deadline_s) passed before this probe's turn", FAILED, now, 0,
+                Secrets(())))
         items += [
             self._failed(job, f"not probed: the claim asks for {len(jobs)} probes, over the"
                          f" policy's max_probes ({cap})", FAILED, self.io.clock(), 0, Secrets(()))
@@ -253,7 +280,8 @@ class ProbeRunner:
             if base is None:
                 missing = (
                     f"no environment URL for {probe.environment!r} was given (the latest"
-                    " successful deployment status supplies it; on the command line:"
+                    " successful deployment status from a creator the policy trusts,"
+                    " deployment_creators, supplies it; on the command line:"
                     f" --environment-url {probe.environment}=URL)"
                 )
             else:
@@ -297,6 +325,9 @@ class ProbeRunner:
             code = NOTHING_EXPECTED if job.url is not None else FAILED
             reason = job.missing or "no URL"
             return self._failed(job, reason, code, self.io.clock(), 0, Secrets(()))
+        misplaced = _misplaced_secret(job.headers, job.url)
+        if misplaced is not None:
+            return self._failed(job, misplaced, REFUSED, self.io.clock(), 0, Secrets(()))
         headers, secret_values = _resolve_headers(
             job.headers, self.io.environ, self.context, job.place
         )

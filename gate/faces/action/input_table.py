@@ -40,12 +40,15 @@ ACTION_INPUTS: tuple[InputSpec, ...] = (
               metavar="GLOB"),
     InputSpec("mode", "enforce", "enforce or observe: the check it would post (observe:"
               " neutral); the exit code is the verdict's either way", metavar="enforce|observe"),
-    InputSpec("require-claim", "always", "always, or agents: only PRs whose author or branch"
-              " matches --agent-authors / --agent-branches", metavar="always|agents"),
-    InputSpec("agent-authors", "", "login glob of agents, e.g. copilot-swe-agent*;"
+    InputSpec("require-claim", "always", "always, or agents: only an agent's PRs"
+              " (--agent-presets, --agent-authors; needs one of them)", metavar="always|agents"),
+    InputSpec("agent-authors", "", "login glob, id:ACCOUNT_ID or app:APP_SLUG of agents;"
               " repeatable", several=True, metavar="GLOB"),
-    InputSpec("agent-branches", "", "branch glob of agents, e.g. copilot/*; repeatable",
-              several=True, metavar="GLOB"),
+    InputSpec("agent-branches", "", "branch glob that only adds PRs to the gated set, e.g."
+              " copilot/*; repeatable", several=True, metavar="GLOB"),
+    InputSpec("agent-presets", "", "a known agent matched by account id, app and login:"
+              " copilot, devin, codex, claude, cursor, jules or all; repeatable", several=True,
+              metavar="NAME"),
     InputSpec("trusted-verifiers", "", "glob of verifier ids whose evidence inside the claim"
               " file counts as independent; repeatable", several=True, metavar="PATTERN"),
     InputSpec("protected-bases", "", "a base branch a PR may be verified into, named exactly;"

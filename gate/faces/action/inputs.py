@@ -46,6 +46,7 @@ class ActionInputs:
     app_private_key: str = ""
     #: Base branches a PR may be verified into (empty: the repository's default branch).
     protected_bases: tuple[str, ...] = ()
+    agent_presets: tuple[str, ...] = ()  # names from gate/faces/action/agents.py PRESETS
 
 
 @dataclass(frozen=True)
@@ -99,10 +100,15 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
         raise InvalidInput(source, "require-claim", f"{require!r} is not always or agents")
     authors = _list(_input(env, "agent-authors"))
     branches = _list(_input(env, "agent-branches"))
-    if require == "agents" and not (authors or branches):
+    presets = tuple(p.lower() for p in _list(_input(env, "agent-presets")))
+    if require == "agents" and not (authors or presets):
+        # Branch names are the agent's choice: they can add PRs to the gated set, never
+        # define it (an agent would name its branch to fall outside the globs).
         raise InvalidInput(
-            source, "require-claim", "`agents` needs `agent-authors` or `agent-branches`",
-            "list the agent logins or branch globs, or use `always`",
+            source, "require-claim", "`agents` needs `agent-authors` or `agent-presets`"
+            + (" (`agent-branches` can only add PRs: the agent names its branch)"
+               if branches else ""),
+            "name the agents (e.g. agent-presets: copilot, codex), or use `always`",
         )
     pr_text = _input(env, "pr")
     try:
@@ -133,6 +139,7 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
         app_id=app_id,
         app_private_key=app_key,
         protected_bases=protected,
+        agent_presets=presets,
     )
 
 

@@ -12,7 +12,6 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
-from fnmatch import fnmatchcase
 from pathlib import Path
 
 from gate.claim.errors import CouldNotDecide, GateError, InvalidInput
@@ -32,6 +31,7 @@ from gate.evidence.github.gathering import CiSources, PullEvidence, PullFacts, p
 from gate.evidence.interface import Collector
 from gate.evidence.probe.collect import Probes
 from gate.evidence.probe.observe import ProbeContext, ProbeIO
+from gate.faces.action.agents import AgentRule
 from gate.faces.action.inputs import ActionInputs, RunnerContext
 from gate.faces.action.posting import ApiPoster, Poster, Published
 from gate.faces.action.posting import post_check_run as post_check_run  # its old home
@@ -47,6 +47,7 @@ from gate.report.check_run import (
 from gate.report.combined import combined_report
 from gate.report.record import completed_record
 from gate.report.renderers import RenderInput, render
+from gate.report.untrusted import prose
 from gate.report.verification import verification_summary
 
 
@@ -86,12 +87,12 @@ def load_action_policy(api: GitHubApi, value: str, base_ref: str) -> Policy:
     return parse_policy_text(data.decode("utf-8", errors="replace"), f"{value}@{base_ref}")
 
 
-def claim_required(inputs: ActionInputs, pull: PullRequestRef) -> bool:
+def claim_required(inputs: ActionInputs, pull: PullRequestRef, api: GitHubApi) -> bool:
+    """`agents`: by account id, app, login or branch (gate/faces/action/agents.py)."""
     if inputs.require_claim == "always":
         return True
-    return any(fnmatchcase(pull.author, g) for g in inputs.agent_authors) or any(
-        fnmatchcase(pull.head_ref, g) for g in inputs.agent_branches
-    )
+    rule = AgentRule.parse(inputs.agent_authors, inputs.agent_presets, inputs.agent_branches)
+    return rule.gated_because(pull, lambda: api.pull_app(pull.number)) is not None
 
 
 def resolve_pulls(api: GitHubApi, trigger: Trigger, inputs: ActionInputs) -> list[PullRequestRef]:
@@ -195,7 +196,7 @@ def _judge_pull(
     decided_for = external_id(pull.number, pull.base_ref)
     part = _Part([], [])
     try:
-        if not claim_required(inputs, pull):
+        if not claim_required(inputs, pull, api):
             report = replace(
                 unverified_without_claim_report(
                     name=inputs.check_name, head_sha=head_sha, mode=inputs.mode,
@@ -281,7 +282,8 @@ def _decide_one(
         own_run_id=own_run))]
     if probe_io is not None and policy.probes is not None:
         collectors.append(Probes(ProbeContext(
-            head_sha=head_sha, environment_urls=deployed_urls(facts.deployments)), probe_io))
+            head_sha=head_sha, environment_urls=deployed_urls(
+                facts.deployments, facts.trust.deployment_creators)), probe_io))
     decision = run(loaded, policy, collectors, clock)
     verdict, ci = decision.verdict, decision.observed
     if ci.pull is None:
@@ -312,9 +314,9 @@ def _decide_one(
     summary = render("markdown", RenderInput(loaded, verdict, label=found.label, links=ci.links))
     if removed:
         summary += "\n### Tests removed or skipped on the head\n\n" + "\n".join(
-            f"- {line}" for line in removed) + "\n"
+            f"- {prose(line)}" for line in removed) + "\n"
     if ci.notes:
-        summary += "\n### Not counted\n\n" + "\n".join(f"- {n}" for n in ci.notes) + "\n"
+        summary += "\n### Not counted\n\n" + "\n".join(f"- {prose(n)}" for n in ci.notes) + "\n"
     return _Decided(found, report, verdict, json.dumps(record, indent=2), summary)
 
 

@@ -51,6 +51,7 @@ OPERATIONS: tuple[tuple[str, str], ...] = (
     ("get", "/repos/{owner}/{repo}/deployments"),
     ("get", "/repos/{owner}/{repo}/deployments/{deployment_id}"),
     ("get", "/repos/{owner}/{repo}/deployments/{deployment_id}/statuses"),
+    ("get", "/repos/{owner}/{repo}/issues/{issue_number}"),
     ("get", "/repos/{owner}/{repo}/issues/{issue_number}/comments"),
     ("post", "/repos/{owner}/{repo}/issues/{issue_number}/comments"),
     ("patch", "/repos/{owner}/{repo}/issues/comments/{comment_id}"),
