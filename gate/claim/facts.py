@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
+from gate.claim.changed_paths import ChangedPaths
 from gate.claim.github_facts import PullObservation, TestSetComparison
 from gate.claim.model import Evidence
 
@@ -58,6 +59,8 @@ class Facts:
     pull: PullObservation | None = None
     #: The head's test sets against the base branch's, one per workflow.
     test_sets: tuple[TestSetComparison, ...] = ()
+    #: The change's files (GitHub's PR listing or git's diff): the record of file mutations.
+    changed: ChangedPaths | None = None
 
     @classmethod
     def of(cls, items: Iterable[EvidenceItem]) -> Facts:

@@ -15,6 +15,7 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
+from gate.claim.claim_rules import ClaimRules
 from gate.claim.codec import dump_max_age
 from gate.claim.model import JSON, CheckType, PolicyRequest
 from gate.claim.probe_settings import ProbeSettings
@@ -46,6 +47,8 @@ class Policy:
     probes: ProbeSettings | None = None
     #: Tests every JUnit run must show passed (the `required_tests` section).
     required_tests: tuple[str, ...] = ()
+    #: Rules about the claim itself: unclaimed_ok globs, who may be overruled (claim_rules).
+    claims: ClaimRules = field(default_factory=ClaimRules)
     #: The sections as the operator wrote them: for the record and the digest only; every
     #: reader uses the typed fields above, parsed once when the policy was loaded.
     sections: Mapping[str, JSON] = field(default_factory=dict)

@@ -14,6 +14,8 @@ from typing import Any
 import yaml
 from jsonschema import Draft202012Validator
 
+from gate.claim.claim_rules import SECTIONS as CLAIM_SECTIONS
+from gate.claim.claim_rules import parse_claim_rules
 from gate.claim.codec import parse_max_age
 from gate.claim.errors import InvalidInput
 from gate.claim.jsondoc import MAX_DEPTH, decode_utf8, parse_json, read_capped
@@ -37,7 +39,7 @@ REQUIRED_TESTS = "required_tests"
 #: probes: live checks (gate/evidence/probe); required_tests: test names every JUnit run must
 #: show passed (gate/evidence/junit.py); evidence_chain, trusted_workflows, removed_tests,
 #: deployment_creators: whose word counts on GitHub (gate/github/trust_policy.py).
-SECTIONS: frozenset[str] = frozenset({PROBES, REQUIRED_TESTS}) | TRUST_SECTIONS
+SECTIONS: frozenset[str] = frozenset({PROBES, REQUIRED_TESTS}) | TRUST_SECTIONS | CLAIM_SECTIONS
 
 _CHECK_TYPE = {"enum": [str(check) for check in CheckType]}
 _POLICY_SCHEMA: dict[str, Any] = {
@@ -94,6 +96,7 @@ def parse_policy_document(raw: Any, source: str) -> Policy:
         trust=parse_trust_policy(raw, source),
         probes=parse_probes(raw[PROBES], source) if PROBES in raw else None,
         required_tests=test_names(raw.get(REQUIRED_TESTS, []), source, REQUIRED_TESTS),
+        claims=parse_claim_rules(raw, source),
         sections={key: raw[key] for key in SECTIONS if key in raw},
         source=source,
     )

@@ -22,7 +22,7 @@ from gate.claim.model import JSON, CheckType, Claim, Evidence, Mutation, Verdict
 from gate.claim.policy import Policy
 from gate.claim.timefmt import format_rfc3339
 from gate.engine.provenance import judge_provenance
-from gate.engine.removed_tests import rule_judgements
+from gate.engine.removed_tests import claim_judgements, rule_judgements
 from gate.engine.results import Assessment, Judgement, Problem, Unmet, Verdict, worst
 from gate.engine.trust import judge
 
@@ -138,6 +138,7 @@ def decide(claim: Claim, facts: Facts, policy: Policy, now: datetime) -> Verdict
         *(_judge_mutation(mutation, items, readings) for mutation in claim.mutations),
         *(_judge_requirement(check, items, readings, known) for check in policy.requires),
         *rule_judgements(facts, policy),
+        *claim_judgements(claim, facts, policy),
     ]
     if not any(j.supporting for j in judgements) and all(j.unmet is None for j in judgements):
         judgements.append(_NOTHING_OBSERVED)

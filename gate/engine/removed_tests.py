@@ -18,9 +18,10 @@ from collections.abc import Sequence
 
 from gate.claim.facts import Facts
 from gate.claim.github_facts import TestSetComparison, run_label
-from gate.claim.model import VerdictState
+from gate.claim.model import Claim, VerdictState
 from gate.claim.policy import Policy
 from gate.claim.trust_policy import RemovedTests
+from gate.engine.diff_coverage import judge_diff
 from gate.engine.results import Judgement, Unmet
 
 MAX_LISTED = 20
@@ -48,6 +49,11 @@ def rule_judgements(facts: Facts, policy: Policy) -> list[Judgement]:
     if not facts.test_sets:
         return []
     return [removed_tests_judgement(facts.test_sets, policy.trust.removed_tests)]
+
+
+def claim_judgements(claim: Claim, facts: Facts, policy: Policy) -> list[Judgement]:
+    """Rules over the claim against the facts: today, that it matches the changed files."""
+    return [] if facts.changed is None else judge_diff(claim, facts.changed, policy)
 
 
 def removed_tests_judgement(

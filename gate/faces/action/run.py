@@ -24,13 +24,20 @@ from gate.claim.trust_policy import RemovedTests
 from gate.engine.removed_tests import removal_lines
 from gate.engine.results import Verdict
 from gate.evidence.github.api import CheckRunForbidden, GitHubApi
-from gate.evidence.github.claims import FoundClaim, find_claims, load_found
+from gate.evidence.github.claims import ClaimSearch, FoundClaim, find_claims, load_found
 from gate.evidence.github.deployments import deployed_urls
 from gate.evidence.github.event import Trigger
-from gate.evidence.github.gathering import CiSources, PullEvidence, PullFacts, pull_facts
+from gate.evidence.github.gathering import (
+    CiSources,
+    PullEvidence,
+    PullFacts,
+    changed_paths,
+    pull_facts,
+)
 from gate.evidence.interface import Collector
 from gate.evidence.probe.collect import Probes
 from gate.evidence.probe.observe import ProbeContext, ProbeIO
+from gate.faces.action.acceptance import review_override, with_override
 from gate.faces.action.inputs import ActionInputs, RunnerContext
 from gate.faces.action.runner_files import append_summary, workflow_command, write_outputs
 from gate.pipeline import EXIT_FOR_STATE, exit_code_for, run
@@ -121,6 +128,7 @@ class _Decided:
     verdict: Verdict | None
     record_json: str | None
     summary: str
+    accepted: bool = False  # a maintainer accepted the verdict (it stays as decided)
 
 
 def post_check_run(api: GitHubApi, report: CheckRunReport, now: datetime) -> int:
@@ -184,20 +192,23 @@ def run_gate(
         policy = load_action_policy(api, inputs.policy, pull.base_ref).trusting(
             inputs.trusted_verifiers
         )
-        found = find_claims(api, inputs.claim_path, head_sha, pull.body, pull.number)
-        if not found:
+        changed = changed_paths(api, pull)
+        search = find_claims(api, inputs.claim_path, head_sha, pull.body, pull.number, changed)
+        if not search.found:
             report = unverified_without_claim_report(
                 name=inputs.check_name, head_sha=head_sha, mode=inputs.mode,
-                reason=f"no completion claim: no {inputs.claim_path} at {head_sha[:12]} and no"
-                " ```completion-claim block in the PR body", details_url=details_url,
+                reason=f"no completion claim for this PR: this PR adds or modifies no"
+                f" {inputs.claim_path} and its body has no ```completion-claim block"
+                + "".join(f"; {note}" for note in search.considered), details_url=details_url,
             )
             return _finish(api, [report], [], runner, clock, emit, inputs)
-        facts = pull_facts(api, pull, policy.trust,
-                           inputs.check_name)
+        changed = replace(changed, claim_files=tuple(f.repo_path for f in search.found
+                                                     if f.repo_path))
+        facts = pull_facts(api, pull, policy.trust, inputs.check_name, changed)
         decided = []
-        for claim_file in found:
+        for claim_file in search.found:
             decided.append(_decide_one(api, claim_file, policy, inputs, runner, facts,
-                                       clock, details_url, len(found) > 1, probe_io))
+                                       clock, details_url, search, probe_io))
         return _finish(api, [d.report for d in decided], decided, runner, clock, emit, inputs)
     except CheckRunForbidden:
         raise
@@ -219,10 +230,11 @@ def _decide_one(
     facts: PullFacts,
     clock: Callable[[], datetime],
     details_url: str | None,
-    several: bool,
+    search: ClaimSearch,
     probe_io: ProbeIO | None,
 ) -> _Decided:
     head_sha = facts.pull.head_sha
+    several = len(search.found) > 1
     name = f"{inputs.check_name} ({found.repo_path or 'PR body'})" if several else inputs.check_name
     try:
         loaded = load_found(found)
@@ -248,6 +260,7 @@ def _decide_one(
         raise CouldNotDecide("GitHub's collector recorded no arrival for the head")
     record = completed_record(loaded.document.raw, verdict)
     record["x-claim-gate-notes"] = list(ci.notes)
+    record["x-claim-gate-claims"] = list(search.considered)
     record["x-verification"] = verification_summary(
         repository=api.repository, pull=facts.pull, verdict=verdict, claim_label=found.label,
         claim_bytes=found.data, inputs=ci.inputs,
@@ -275,7 +288,11 @@ def _decide_one(
             f"- {line}" for line in removed) + "\n"
     if ci.notes:
         summary += "\n### Not counted\n\n" + "\n".join(f"- {n}" for n in ci.notes) + "\n"
-    return _Decided(found, report, verdict, json.dumps(record, indent=2), summary)
+    summary += "\n### Claims found\n\n" + "".join(f"- {n}\n" for n in search.considered)
+    accepted = review_override(api, facts.pull, verdict, policy, inputs.agent_authors)
+    report, summary = with_override(accepted, report, record, summary, inputs.mode)
+    return _Decided(found, report, verdict, json.dumps(record, indent=2), summary,
+                    accepted.override is not None)
 
 
 MAX_SUMMARY_RECORD_CHARS = 200_000
@@ -318,6 +335,10 @@ def _finish(
     if not decided or any(d.verdict is None for d in decided):
         states.append(VerdictState.UNVERIFIED)  # no claim, or one that cannot be read
     worst = max(states, key=_SEVERITY.__getitem__)
+    # A maintainer's acceptance passes the step; the verdict output stays the engine's.
+    standing = [VerdictState.UNVERIFIED if d.verdict is None else
+                VerdictState.VERIFIED if d.accepted else d.verdict.state for d in decided]
+    blocking_state = max(standing or [VerdictState.UNVERIFIED], key=_SEVERITY.__getitem__)
     verdict_name = "not-required" if not_required else str(worst)
     claim_json = None
     records = [d.record_json for d in decided if d.record_json]
@@ -341,5 +362,5 @@ def _finish(
         "claim-json": str(claim_json) if claim_json else "",
     })
     blocking = inputs.mode is Mode.ENFORCE and not not_required
-    code = int(EXIT_FOR_STATE[worst]) if blocking else 0
+    code = int(EXIT_FOR_STATE[blocking_state]) if blocking else 0
     return GateOutcome(code, verdict_name, unmet, claim_json, tuple(posted))
