@@ -37,7 +37,9 @@ def measure(api: ApiDescription, runs: int, tests: int, mutations: int) -> tuple
         hub.add_token(GITHUB_TOKEN)
         edits = [edit(f"m{i}", at=T0 - timedelta(minutes=3), path=f"f{i}.py")
                  for i in range(mutations)]
-        s = scenario(hub, claim_json(edits))
+        edits.append(edit("parser", at=T0 - timedelta(minutes=3)))  # every changed file claimed
+        s = scenario(hub, claim_json(edits),
+                     files={f"f{i}.py": "x = 1\n" for i in range(mutations)})
         for index in range(runs):
             s.add_run(junit_xml(passed=tests), started=timedelta(minutes=5, seconds=index),
                       name=f"CI {index}", path=f".github/workflows/ci{index}.yml")
