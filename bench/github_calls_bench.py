@@ -39,8 +39,10 @@ def measure(api: ApiDescription, runs: int, tests: int, mutations: int) -> tuple
         hub.add_token(GITHUB_TOKEN)
         edits = [edit(f"m{i}", at=T0 - timedelta(minutes=3), path=f"f{i}.py")
                  for i in range(mutations)]
+        edits.append(edit("parser", at=T0 - timedelta(minutes=3)))  # every changed file claimed
         paths = tuple(f".github/workflows/ci{index}.yml" for index in range(runs))
-        s = scenario(hub, claim_json(edits), baseline=paths)
+        s = scenario(hub, claim_json(edits), baseline=paths,
+                     files={f"f{i}.py": "x = 1\n" for i in range(mutations)})
         for index in range(runs):
             s.add_run(junit_xml(passed=tests), started=timedelta(minutes=5, seconds=index),
                       name=f"CI {index}", path=paths[index])

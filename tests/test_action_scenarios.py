@@ -167,9 +167,11 @@ def test_more_than_fifty_annotations_go_in_several_requests(
     github_hub: Hub, tmp_path: Path
 ) -> None:
     mutations = [edit(f"m{i}", at=T0 - timedelta(minutes=3), path=f"f{i}.py") for i in range(70)]
+    mutations += [edit("parser", at=T0 - timedelta(minutes=3))]  # the diff must be claimed
     mutations += [{"id": f"s{i}", "kind": "state_write", "target": f"accounts/{i}",
                    "at": "2026-03-02T08:57:00Z"} for i in range(60)]
-    s = scenario(github_hub, claim_json(mutations))
+    s = scenario(github_hub, claim_json(mutations),
+                 files={f"f{i}.py": "x = 1\n" for i in range(70)})
     s.add_run(junit_xml())
     act(s, tmp_path)
     check = s.check()

@@ -180,7 +180,7 @@ def test_the_owner_may_accept_evidence_from_prs_that_edit_the_chain(
     s = scenario(github_hub, CLAIM, files={"pyproject.toml": "[tool.pytest.ini_options]\n"})
     s.add_run(junit_xml(passed=5))
     act(s, tmp_path, policy="id: owners\nrequires: [test_run]\n"
-        "evidence_chain: {allow_pr_changes: true}\n")
+        "evidence_chain: {allow_pr_changes: true}\nunclaimed_ok: [pyproject.toml]\n")
     assert s.check().conclusion == "success"
 
 

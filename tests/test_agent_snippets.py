@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from gate.claim.changed_paths import ChangedPaths
+from gate.claim.github_facts import ContentEntry
 from gate.evidence.github.claims import find_claims, load_found
 from tests.agent_repo import (
     AgentRepo,
@@ -54,14 +56,15 @@ def inline_claim_commands(text: str) -> list[str]:
                                                              text)]
 
 
+#: A PR that changes no file: only its body can hold a claim.
+NO_CHANGES = ChangedPaths.of((), 0, "a PR with no changed file")
+
+
 class NoFiles:
     """A head commit without a claim file: the gate falls back to the PR body."""
 
-    def file_at(self, path: str, ref: str) -> bytes | None:
+    def entry_at(self, path: str, ref: str) -> ContentEntry | None:
         return None
-
-    def list_dir(self, path: str, ref: str) -> list[tuple[str, str]]:
-        return []
 
 
 @pytest.fixture
@@ -124,7 +127,7 @@ def test_the_pr_body_snippet_prints_a_block_the_gate_reads(repo: AgentRepo) -> N
     assert result.returncode == 0, result.stderr
     assert git(repo.path, "status", "--porcelain") == ""  # nothing written into the repository
     body = "Fix add().\n\n" + result.stdout[result.stdout.index("```completion-claim"):]
-    found = find_claims(NoFiles(), ".claim.json", repo.head(), body, 7)
+    found = find_claims(NoFiles(), ".claim.json", repo.head(), body, 7, NO_CHANGES).found
     assert [f.label for f in found] == ["PR #7 body"]
     loaded = load_found(found[0])
     assert sorted(m.target or "" for m in loaded.claim.mutations) == sorted(changed)
@@ -135,7 +138,7 @@ def test_the_pr_body_snippet_prints_a_block_the_gate_reads(repo: AgentRepo) -> N
 
 def test_the_pr_body_example_is_a_claim_the_gate_finds(repo: AgentRepo) -> None:
     body = (AGENTS / "pr-body.md").read_text("utf-8")
-    found = find_claims(NoFiles(), ".claim.json", "0" * 40, body, 7)
+    found = find_claims(NoFiles(), ".claim.json", "0" * 40, body, 7, NO_CHANGES).found
     assert len(found) == 1
     loaded = load_found(found[0])
     assert loaded.claim.task.id == "FIX-7"

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
+from gate.claim.changed_paths import ChangedPaths
 from gate.claim.ci_facts import CiObservation
 from gate.claim.github_facts import PullObservation, TestSetComparison
 from gate.claim.model import Evidence
@@ -71,6 +72,8 @@ class Facts:
     test_sets: tuple[TestSetComparison, ...] = ()
     #: On GitHub: the head's runs and the artifacts that could not be read (None elsewhere).
     ci: CiObservation | None = None
+    #: The change's files (GitHub's PR listing or git's diff): the record of file mutations.
+    changed: ChangedPaths | None = None
 
     @classmethod
     def of(cls, items: Iterable[EvidenceItem]) -> Facts:

@@ -30,6 +30,8 @@ class PullRequestRef:
     default_branch: str | None = None
     author_id: int | None = None  # the account id: a login can be renamed, an id cannot
     author_type: str = ""  # User, Bot or Organization
+    #: GitHub's count of the PR's changed files (None when the payload does not carry it).
+    changed_files: int | None = None
 
     @property
     def from_fork(self) -> bool:
@@ -229,3 +231,14 @@ class PullObservation:
 
 def run_label(run: WorkflowRun) -> str:
     return f"workflow run {run.name!r} #{run.id} attempt {run.run_attempt} ({run.path})"
+
+
+@dataclass(frozen=True)
+class ContentEntry:
+    """What a path is at a commit, as the contents API answers: a file's bytes, or its kind."""
+
+    kind: str  # file, dir, symlink, submodule
+    #: The path GitHub answered for: a symlink to a file answers with its target's content
+    #: and path, so a path other than the one asked for means the asked path is a symlink.
+    path: str
+    data: bytes | None = None

@@ -15,6 +15,7 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
+from gate.claim.claim_rules import ClaimRules
 from gate.claim.codec import dump_max_age
 from gate.claim.junit_options import JUnitOptions
 from gate.claim.model import JSON, CheckType, PolicyRequest
@@ -49,6 +50,8 @@ class Policy:
     required_tests: tuple[str, ...] = ()
     #: How JUnit cases that share an identity are counted (the `junit` section).
     junit: JUnitOptions = field(default_factory=JUnitOptions)
+    #: Rules about the claim itself: unclaimed_ok globs, who may be overruled (claim_rules).
+    claims: ClaimRules = field(default_factory=ClaimRules)
     #: The sections as the operator wrote them: for the record and the digest only; every
     #: reader uses the typed fields above, parsed once when the policy was loaded.
     sections: Mapping[str, JSON] = field(default_factory=dict)

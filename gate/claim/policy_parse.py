@@ -14,6 +14,8 @@ from typing import Any
 import yaml
 from jsonschema import Draft202012Validator
 
+from gate.claim.claim_rules import SECTIONS as CLAIM_SECTIONS
+from gate.claim.claim_rules import parse_claim_rules
 from gate.claim.codec import parse_max_age
 from gate.claim.errors import InvalidInput
 from gate.claim.jsondoc import MAX_DEPTH, decode_utf8, parse_json, read_capped
@@ -40,8 +42,10 @@ REQUIRED_TESTS = "required_tests"
 #: probes: live checks (gate/evidence/probe); required_tests: test names every JUnit run must
 #: show passed (gate/evidence/junit.py); evidence_chain, trusted_workflows, removed_tests,
 #: deployment_creators: whose word counts on GitHub (gate/claim/trust_policy.py); junit: how
-#: JUnit cases are counted (gate/claim/junit_options.py).
-SECTIONS: frozenset[str] = frozenset({PROBES, REQUIRED_TESTS, JUNIT_SECTION}) | TRUST_SECTIONS
+#: JUnit cases are counted (gate/claim/junit_options.py); claim rules (gate/claim/claim_rules.py).
+SECTIONS: frozenset[str] = (
+    frozenset({PROBES, REQUIRED_TESTS, JUNIT_SECTION}) | TRUST_SECTIONS | CLAIM_SECTIONS
+)
 
 _CHECK_TYPE = {"enum": [str(check) for check in CheckType]}
 _POLICY_SCHEMA: dict[str, Any] = {
@@ -100,6 +104,7 @@ def parse_policy_document(raw: Any, source: str) -> Policy:
         required_tests=test_names(raw.get(REQUIRED_TESTS, []), source, REQUIRED_TESTS),
         junit=parse_junit_options(raw[JUNIT_SECTION], source) if JUNIT_SECTION in raw
         else JUnitOptions(),
+        claims=parse_claim_rules(raw, source),
         sections={key: raw[key] for key in SECTIONS if key in raw},
         source=source,
     )

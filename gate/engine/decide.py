@@ -26,7 +26,7 @@ from gate.claim.wording import duration
 from gate.engine.agent_time import future_mutations, invalid_time_problem
 from gate.engine.completeness import item_problem
 from gate.engine.provenance import judge_provenance
-from gate.engine.removed_tests import rule_judgements
+from gate.engine.removed_tests import claim_judgements, rule_judgements
 from gate.engine.results import Assessment, Judgement, Problem, Unmet, Verdict, worst
 from gate.engine.run_binding import bind_records_to_junit
 from gate.engine.trust import judge
@@ -156,6 +156,7 @@ def decide(claim: Claim, facts: Facts, policy: Policy, now: datetime) -> Verdict
         *(_judge_requirement(check, by_check.get(check, []), items, readings, known, future)
           for check in policy.requires),
         *rule_judgements(facts, policy),
+        *claim_judgements(claim, facts, policy),
     ]
     if not any(j.supporting for j in judgements) and all(j.unmet is None for j in judgements):
         judgements.append(_NOTHING_OBSERVED)

@@ -18,11 +18,12 @@ from collections.abc import Sequence
 
 from gate.claim.facts import Facts
 from gate.claim.github_facts import TestSetComparison, run_label
-from gate.claim.model import VerdictState
+from gate.claim.model import Claim, VerdictState
 from gate.claim.policy import Policy
 from gate.claim.trust_policy import RemovedTests
 from gate.claim.wording import plural
 from gate.engine.completeness import ci_judgements
+from gate.engine.diff_coverage import judge_diff
 from gate.engine.results import Judgement, Unmet
 
 MAX_LISTED = 20
@@ -71,6 +72,11 @@ def baseline_judgement(
         " cannot be verified; run the test workflow on pushes to the base branch and keep its"
         " JUnit artifact (policy removed_tests: warn only lists removals instead)",
     ))]
+
+
+def claim_judgements(claim: Claim, facts: Facts, policy: Policy) -> list[Judgement]:
+    """Rules over the claim against the facts: today, that it matches the changed files."""
+    return [] if facts.changed is None else judge_diff(claim, facts.changed, policy)
 
 
 def removed_tests_judgement(

@@ -39,6 +39,8 @@ class Unmet:
     mutation: str | None = None
     requirement: CheckType | None = None
     evidence: tuple[int, ...] = ()
+    #: The repository path it concerns (a changed file no mutation claims), for annotations.
+    path: str | None = None
     #: refuted for a contradiction (or a rule the owner made refuting), else unverified.
     state: VerdictState = VerdictState.UNVERIFIED
 

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from gate.claim.changed_paths import ChangedPaths
 from gate.claim.ci_facts import CiObservation
 from gate.claim.facts import EvidenceItem, Facts
 from gate.claim.github_facts import PullObservation, TestSetComparison
@@ -31,15 +32,20 @@ class Collected:
     inputs: tuple[tuple[str, str], ...] = ()  # (what, sha256) for the record
     junit: tuple[JUnitRun, ...] = ()  # runs read from files the operator named
     ci: CiObservation | None = None  # the head's runs and unread artifacts (GitHub)
+    changed: ChangedPaths | None = None  # the change's files (one collector observes them)
 
     def facts(self) -> Facts:
-        return Facts(self.items, self.pull, self.test_sets, self.ci)
+        return Facts(items=self.items, pull=self.pull, test_sets=self.test_sets, ci=self.ci,
+                     changed=self.changed)
 
     @classmethod
     def merge(cls, parts: Sequence[Collected]) -> Collected:
         pulls = [p.pull for p in parts if p.pull is not None]
         if len(pulls) > 1:
             raise ValueError("two collectors observed the PR; one must")
+        changed = [p.changed for p in parts if p.changed is not None]
+        if len(changed) > 1:
+            raise ValueError("two collectors observed the changed files; one must")
         return cls(
             items=tuple(i for p in parts for i in p.items),
             pull=pulls[0] if pulls else None,
@@ -50,6 +56,7 @@ class Collected:
             inputs=tuple(n for p in parts for n in p.inputs),
             junit=tuple(n for p in parts for n in p.junit),
             ci=next((p.ci for p in parts if p.ci is not None), None),
+            changed=changed[0] if changed else None,
         )
 
 

@@ -111,10 +111,11 @@ def claim_annotations(
     found = []
     for entry in verdict.unmet:
         position = loaded.document.locate(_unmet_pointer(entry, loaded))
-        subject = entry.mutation or (str(entry.requirement) if entry.requirement else "claim")
-        found.append(Annotation(
-            path=repo_path,
-            line=position.line if position else 1,
+        subject = entry.mutation or entry.path or (
+            str(entry.requirement) if entry.requirement else "claim")
+        found.append(Annotation(  # an unclaimed changed file is annotated on that file
+            path=entry.path or repo_path,
+            line=1 if entry.path else (position.line if position else 1),
             level="failure" if entry.code == "contradicted" else level,
             title=f"{entry.code}: {subject}",
             message=entry.message,

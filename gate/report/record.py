@@ -26,6 +26,8 @@ def unmet_json(entry: Unmet) -> dict[str, JSON]:
         record["requirement"] = str(entry.requirement)
     if entry.evidence:
         record["evidence"] = list(entry.evidence)
+    if entry.path is not None:
+        record["x-path"] = entry.path
     return record
 
 

@@ -12,7 +12,7 @@ from tests.github_standin.hub import (
     MergeGroup,
     zip_bytes,
 )
-from tests.github_standin.model import ChangedFile, Step, StepClock
+from tests.github_standin.model import ChangedFile, Step, StepClock, Symlink
 from tests.github_standin.openapi import ApiDescription, Violation
 from tests.github_standin.webhooks import load_webhook
 
@@ -28,6 +28,7 @@ __all__ = [
     "MergeGroup",
     "Step",
     "StepClock",
+    "Symlink",
     "Violation",
     "load_webhook",
     "pygithub",

@@ -17,6 +17,7 @@ from tests.github_standin.model import (
     DeploymentStatus,
     Pull,
     Repo,
+    Review,
     User,
     WorkflowRun,
     iso,
@@ -66,6 +67,19 @@ def pull_request_event(
         payload["before"] = before or (head.parents[0] if head.parents else "0" * 40)
         payload["after"] = pull.head_sha
     return _common(hub, payload, pull.repo, pull.user)
+
+
+def pull_request_review_event(hub: Hub, pull: Pull, review: Review, *,
+                              action: str = "submitted") -> JSON:
+    """`pull_request_review` for `review` of `pull`: the PR object as such a payload carries
+    it (no `changed_files`: a review payload's PR is the short form)."""
+    payload = load_webhook("pull_request_review.submitted.1")
+    payload["action"] = action
+    payload["review"] = merged(payload["review"], render.review(hub.urls, review))
+    short = render.pull(hub.urls, pull, full=False)
+    payload["pull_request"] = merged(payload["pull_request"], short)
+    payload["pull_request"].pop("changed_files", None)
+    return _common(hub, payload, pull.repo, review.user)
 
 
 def workflow_run_event(

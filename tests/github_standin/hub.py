@@ -42,10 +42,12 @@ from tests.github_standin.model import (
     Job,
     Pull,
     Repo,
+    Review,
     RunAttempt,
     Status,
     Step,
     StepClock,
+    Symlink,
     User,
     WorkflowRun,
     iso,
@@ -133,7 +135,9 @@ def zip_bytes(files: Mapping[str, FileContent]) -> bytes:
     return buffer.getvalue()
 
 
-def _as_bytes(content: FileContent) -> bytes:
+def _as_bytes(content: FileContent | Symlink) -> bytes:
+    if isinstance(content, Symlink):
+        return content.target.encode()  # git stores a link as its target's text
     return content.encode() if isinstance(content, str) else content
 
 
@@ -189,6 +193,10 @@ class Hub:
         self.statuses: list[Status] = []
         self.deployments: dict[int, Deployment] = {}
         self.comment_records: dict[int, Comment] = {}
+        self.review_records: dict[int, Review] = {}
+        #: (repo id, login) -> admin, maintain, write, triage, read (default: the owner admin,
+        #: anyone else read, as for a public repository)
+        self.permissions: dict[tuple[int, str], str] = {}
         self.apps: dict[int, App] = {}
         self.installations: dict[int, Installation] = {}
         self.tokens: dict[str, Identity] = {}
@@ -385,7 +393,7 @@ class Hub:
     def add_commit(
         self,
         repo: Repo,
-        files: Mapping[str, FileContent | None] | None = None,
+        files: Mapping[str, FileContent | Symlink | None] | None = None,
         *,
         branch: str | None = None,
         parents: Sequence[str] | None = None,
@@ -407,11 +415,15 @@ class Hub:
                 tip = repo.branches.get(branch) or repo.branches.get(repo.default_branch)
                 parents = [tip] if tip else []
             tree: dict[str, bytes] = dict(repo.commits[parents[0]].files) if parents else {}
+            links = dict(repo.commits[parents[0]].symlinks) if parents else {}
             for path, content in (files or {}).items():
+                links.pop(path, None)
                 if content is None:
                     tree.pop(path, None)
                 else:
                     tree[path] = _as_bytes(content)
+                    if isinstance(content, Symlink):
+                        links[path] = content.target
             moment = self.clock()
             commit = Commit(
                 sha=sha or self._sha(repo.full_name, branch, message),
@@ -421,6 +433,7 @@ class Hub:
                 author=author or repo.owner,
                 author_date=author_date or moment,
                 committer_date=committer_date or author_date or moment,
+                symlinks=links,
             )
             repo.commits[commit.sha] = commit
             if push:
@@ -884,6 +897,36 @@ class Hub:
             )
             self.comment_records[the_comment.id] = the_comment
             return the_comment
+
+    def add_review(
+        self,
+        pull: Pull,
+        user: User,
+        body: str,
+        *,
+        state: str = "APPROVED",
+        commit_id: str | None = None,
+        submitted_at: datetime | None = None,
+    ) -> Review:
+        """A submitted review of `pull`, on `commit_id` (default: the PR's head now)."""
+        with self.lock:
+            the_review = Review(
+                id=self.next_id(), repo=pull.repo, pull_number=pull.number, user=user,
+                state=state, body=body, commit_id=commit_id or pull.head_sha,
+                submitted_at=submitted_at or self.clock(),
+            )
+            self.review_records[the_review.id] = the_review
+            return the_review
+
+    def set_permission(self, repo: Repo, user: User, level: str) -> None:
+        """`level`: admin, maintain, write, triage, read or none."""
+        with self.lock:
+            self.permissions[(repo.id, user.login)] = level
+
+    def permission_of(self, repo: Repo, user: User) -> str:
+        with self.lock:
+            default = "admin" if user.login == repo.owner.login else "read"
+            return self.permissions.get((repo.id, user.login), default)
 
     # -- reading state in assertions ------------------------------------------------------------
 

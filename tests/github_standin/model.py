@@ -137,6 +137,7 @@ class Commit:
     author: User | None
     author_date: datetime
     committer_date: datetime
+    symlinks: dict[str, str] = field(default_factory=dict)  # path -> target (in `files` too)
 
 
 @dataclass
@@ -347,3 +348,22 @@ class Comment:
     user: User
     created_at: datetime
     updated_at: datetime
+
+
+@dataclass(frozen=True)
+class Symlink:
+    """A symbolic link as a commit's file content (`add_commit(files={path: Symlink(...)})`)."""
+
+    target: str
+
+
+@dataclass
+class Review:
+    id: int
+    repo: Repo
+    pull_number: int
+    user: User
+    state: str  # APPROVED, CHANGES_REQUESTED, COMMENTED, DISMISSED, PENDING
+    body: str
+    commit_id: str
+    submitted_at: datetime

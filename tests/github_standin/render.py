@@ -26,6 +26,7 @@ from tests.github_standin.model import (
     Job,
     Pull,
     Repo,
+    Review,
     RunAttempt,
     Status,
     User,
@@ -647,3 +648,50 @@ def installation(urls: Urls, the_installation: Installation) -> JSON:
         "updated_at": "2026-01-01T00:00:00Z",
         "single_file_name": None,
     }
+
+
+def content_symlink(urls: Urls, the_repo: Repo, path: str, target: str, ref: str) -> JSON:
+    """A symlink whose target is not a file of the repository (GitHub follows the others)."""
+    data = target.encode()
+    blob = hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()  # noqa: S324
+    url = f"{urls.repo(the_repo)}/contents/{path}?ref={ref}"
+    html = f"{urls.html(the_repo)}/blob/{ref}/{path}"
+    git = f"{urls.repo(the_repo)}/git/blobs/{blob}"
+    return {
+        "type": "symlink", "target": target, "size": len(data),
+        "name": path.rsplit("/", 1)[-1], "path": path, "sha": blob, "url": url,
+        "git_url": git, "html_url": html,
+        "download_url": f"{urls.web}/raw/{the_repo.full_name}/{ref}/{path}",
+        "_links": {"self": url, "git": git, "html": html},
+    }
+
+
+def review(urls: Urls, the_review: Review) -> JSON:
+    base = urls.repo(the_review.repo)
+    html = f"{urls.html(the_review.repo)}/pull/{the_review.pull_number}" \
+        f"#pullrequestreview-{the_review.id}"
+    return {
+        "id": the_review.id,
+        "node_id": node_id("PullRequestReview", the_review.id),
+        "user": user(urls, the_review.user),
+        "body": the_review.body,
+        "state": the_review.state,
+        "html_url": html,
+        "pull_request_url": f"{base}/pulls/{the_review.pull_number}",
+        "_links": {"html": {"href": html},
+                   "pull_request": {"href": f"{base}/pulls/{the_review.pull_number}"}},
+        "submitted_at": iso(the_review.submitted_at),
+        "commit_id": the_review.commit_id,
+        "author_association": "COLLABORATOR",
+    }
+
+
+def collaborator_permission(urls: Urls, who: User, level: str) -> JSON:
+    """GitHub folds maintain into write and triage into read; `role_name` keeps them."""
+    folded = {"maintain": "write", "triage": "read"}.get(level, level)
+    return {"permission": folded, "role_name": level,
+            "user": {**user(urls, who), "permissions": {
+                "admin": level == "admin", "maintain": level in ("admin", "maintain"),
+                "push": folded in ("admin", "write"), "triage": level != "none" and level != "read",
+                "pull": level != "none"},
+                "role_name": level}}

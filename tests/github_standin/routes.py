@@ -8,6 +8,7 @@ newest-first statuses and deployments, 302 then 410 for artifacts, app-only chec
 
 from __future__ import annotations
 
+import posixpath
 import secrets
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -213,8 +214,8 @@ def get_issue(hub: Hub, call: Call) -> Reply:
 
 def list_pull_files(hub: Hub, call: Call) -> Reply:
     the_pull = _pull(hub, call)
-    return Reply(body=Paged([
-        render.diff_entry(hub.urls, the_pull, i) for i in range(len(the_pull.files))
+    return Reply(body=Paged([  # GitHub lists at most 3,000 files of a PR
+        render.diff_entry(hub.urls, the_pull, i) for i in range(min(len(the_pull.files), 3000))
     ]))
 
 
@@ -243,6 +244,12 @@ def get_content(hub: Hub, call: Call) -> Reply:
     assert found is not None
     tree = found.files
     path = call.params["path"].strip("/")
+    link = found.symlinks.get(path)
+    if link is not None:  # GitHub answers with the target file when it is one, else the link
+        target = posixpath.normpath(posixpath.join(posixpath.dirname(path), link))
+        if target in tree and target not in found.symlinks:
+            return Reply(body=render.content_file(hub.urls, repo, target, tree[target], ref))
+        return Reply(body=render.content_symlink(hub.urls, repo, path, link, ref))
     if path in tree:
         return Reply(body=render.content_file(hub.urls, repo, path, tree[path], ref))
     prefix = path + "/"
@@ -254,6 +261,22 @@ def get_content(hub: Hub, call: Call) -> Reply:
     if entries:
         return Reply(body=render.content_directory(hub.urls, repo, entries, ref))
     raise HttpError(404, "Not Found")
+
+
+def list_reviews(hub: Hub, call: Call) -> Reply:
+    the_pull = _pull(hub, call)
+    found = sorted((r for r in hub.review_records.values()
+                    if r.repo is the_pull.repo and r.pull_number == the_pull.number),
+                   key=lambda r: r.id)
+    return Reply(body=Paged([render.review(hub.urls, r) for r in found]))
+
+
+def get_collaborator_permission(hub: Hub, call: Call) -> Reply:
+    repo = _repo(hub, call)
+    who = hub.users.get(call.params["username"])
+    if who is None:
+        raise HttpError(404, "Not Found")
+    return Reply(body=render.collaborator_permission(hub.urls, who, hub.permission_of(repo, who)))
 
 
 # -- actions -----------------------------------------------------------------------------------
@@ -697,6 +720,8 @@ ROUTES: list[Route] = [
     Route.make("GET", f"{R}/pulls", list_pulls),
     Route.make("GET", f"{R}/pulls/{{pull_number}}", get_pull),
     Route.make("GET", f"{R}/pulls/{{pull_number}}/files", list_pull_files),
+    Route.make("GET", f"{R}/pulls/{{pull_number}}/reviews", list_reviews),
+    Route.make("GET", f"{R}/collaborators/{{username}}/permission", get_collaborator_permission),
     Route.make("GET", f"{R}/commits/{{commit_sha}}/pulls", list_pulls_for_commit),
     Route.make("GET", f"{R}/commits/{{ref}}/check-suites", list_suites_for_ref),
     Route.make("GET", f"{R}/commits/{{ref}}/check-runs", list_check_runs_for_ref),

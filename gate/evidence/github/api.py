@@ -29,12 +29,14 @@ from gate.claim.github_facts import (
     ChangedFile,
     CheckRunInfo,
     CheckSuiteInfo,
+    ContentEntry,
     Deployment,
     DeploymentStatus,
     PostedCheckRun,
     PullRequestRef,
     WorkflowRun,
 )
+from gate.claim.review_facts import Review
 from gate.claim.timefmt import TimestampError, parse_rfc3339
 from gate.evidence.github.event import pull_request_ref
 from gate.evidence.github.permissions import permission_for
@@ -221,6 +223,26 @@ class GitHubApi:
             raise CouldNotDecide(f"{path} at {ref} is too large for the contents API")
         return base64.b64decode(data.get("content", ""))
 
+    def entry_at(self, path: str, ref: str) -> ContentEntry | None:
+        """What `path` is at a commit (file, dir, symlink, submodule), or None when absent."""
+        try:
+            _, data = self._request("GET", f"{self._repo}/contents/{urllib.parse.quote(path)}",
+                                    {"ref": ref})
+        except _ApiError as exc:
+            if exc.status == 404:
+                return None
+            raise
+        if isinstance(data, list):
+            return ContentEntry("dir", path)
+        kind, answered = str(data.get("type") or ""), str(data.get("path") or path)
+        if kind != "file":
+            return ContentEntry(kind, answered)
+        if data.get("encoding") != "base64":
+            raise CouldNotDecide(f"{path} at {ref} is too large for the contents API")
+        import base64
+
+        return ContentEntry("file", answered, base64.b64decode(data.get("content", "")))
+
     def list_dir(self, path: str, ref: str) -> list[tuple[str, str]]:
         """(path, type) of a directory's entries at a commit; [] when it does not exist."""
         quoted = urllib.parse.quote(path)
@@ -266,6 +288,29 @@ class GitHubApi:
             )
             for raw in self._pages(f"{self._repo}/pulls/{number}/files", {}, None)
         ]
+
+    def reviews(self, number: int) -> list[Review]:
+        """The PR's reviews, oldest first, each with the commit it was made on."""
+        return [
+            Review(
+                id=int(raw["id"]),
+                login=str((raw.get("user") or {}).get("login") or ""),
+                state=str(raw.get("state") or ""),
+                body=str(raw.get("body") or ""),
+                commit_id=str(raw.get("commit_id") or ""),
+                submitted_at=_optional_time(raw.get("submitted_at"), f"review {raw['id']}"),
+            )
+            for raw in self._pages(f"{self._repo}/pulls/{number}/reviews", {}, None)
+        ]
+
+    def permission(self, login: str) -> str:
+        """A person's permission on the repository now: admin, maintain, write, triage, read
+        or none (`role_name` names maintain and triage, which `permission` folds away)."""
+        _, data = self._request(
+            "GET", f"{self._repo}/collaborators/{urllib.parse.quote(login, safe='')}/permission")
+        role = str(data.get("role_name") or "")
+        return role if role in ("admin", "maintain", "write", "triage", "read") else str(
+            data.get("permission") or "none")
 
     def activity(self, repository: str, ref: str) -> Iterator[ActivityEntry]:
         """Pushes to a branch, newest first, as the server recorded them (paged by cursor)."""

@@ -19,6 +19,9 @@ from gate.claim.github_facts import PullRequestRef
 PULL_REQUEST_ACTIONS = frozenset(
     {"opened", "synchronize", "reopened", "ready_for_review", "edited"}
 )
+#: A review can accept an unverified claim (`/claim-gate accept`), and dismissing it withdraws
+#: the acceptance: each re-decides the PR's head.
+REVIEW_ACTIONS = frozenset({"submitted", "edited", "dismissed"})
 _QUEUE_REF = re.compile(r"/pr-(?P<number>\d+)-[0-9a-f]{40}$")
 
 
@@ -90,6 +93,7 @@ def pull_request_ref(pull: Mapping[str, Any], source: str) -> PullRequestRef:
         default_branch=_default_branch(pull),
         author_id=_account_id(pull.get("user")),
         author_type=str((pull.get("user") or {}).get("type") or ""),
+        changed_files=_count(pull.get("changed_files")),
     )
 
 
@@ -107,6 +111,12 @@ def _account_id(user: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
+
+
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
 def parse_event(name: str, payload: Any, source: str, dispatch_pr: int | None = None) -> Trigger:
     """Turn an event into a Trigger; UnsupportedEvent for events the gate cannot serve."""
     if not isinstance(payload, Mapping):
@@ -114,8 +124,9 @@ def parse_event(name: str, payload: Any, source: str, dispatch_pr: int | None = 
     repository = str(_get(payload, source, "repository", "full_name"))
     action = payload.get("action")
     action = str(action) if action is not None else None
-    if name in ("pull_request", "pull_request_target"):
-        if action not in PULL_REQUEST_ACTIONS:
+    if name in ("pull_request", "pull_request_target", "pull_request_review"):
+        actions = REVIEW_ACTIONS if name == "pull_request_review" else PULL_REQUEST_ACTIONS
+        if action not in actions:
             return Trigger(name, action, repository,
                            ignore_reason=f"nothing to decide for {name}.{action}")
         pull = pull_request_ref(_get(payload, source, "pull_request"), source)
@@ -165,6 +176,6 @@ def parse_event(name: str, payload: Any, source: str, dispatch_pr: int | None = 
         )
     raise UnsupportedEvent(
         source, None, f"claim-gate does not run on {name!r} events",
-        "run it on pull_request, pull_request_target, workflow_run (completed), merge_group"
-        " or workflow_dispatch with a PR number",
+        "run it on pull_request, pull_request_target, pull_request_review, workflow_run"
+        " (completed), merge_group or workflow_dispatch with a PR number",
     )

@@ -13,9 +13,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from gate.claim.changed_paths import ChangedPaths
 from gate.claim.errors import CouldNotDecide
 from gate.claim.facts import Facts, Producer
 from gate.claim.github_facts import (
+    MAX_LISTED_FILES,
     Arrival,
     Deployment,
     PullChanges,
@@ -47,6 +49,8 @@ class PullFacts:
     deployments: tuple[Deployment, ...]
     trust: TrustPolicy
     ignored: tuple[str, ...] = ()  # checks and statuses under the gate's name: never evidence
+    #: The PR's files with its count and claim files: what the claim is held against.
+    changed: ChangedPaths | None = None
 
 
 @dataclass(frozen=True)
@@ -60,11 +64,24 @@ class Gathered:
 
 
 def pull_facts(
-    api: GitHubApi, pull: PullRequestRef, trust: TrustPolicy, check_name: str
+    api: GitHubApi, pull: PullRequestRef, trust: TrustPolicy, check_name: str,
+    changed: ChangedPaths,
 ) -> PullFacts:
-    return PullFacts(pull, PullChanges.of(api.changed_files(pull.number)),
+    """`changed`: the PR's files, read before the claim was looked for (`changed_paths`)."""
+    # Complete means as many files as the PR's count (exactly 3,000 is complete).
+    return PullFacts(pull, PullChanges(frozenset(changed.paths), changed.complete),
                      tuple(api.deployments(pull.head_sha)), trust,
-                     tuple(ignored_speakers(api, pull.head_sha, check_name)))
+                     tuple(ignored_speakers(api, pull.head_sha, check_name)), changed)
+
+
+def changed_paths(api: GitHubApi, pull: PullRequestRef) -> ChangedPaths:
+    """The PR's files, all pages; at GitHub's 3,000-file cap the PR's own count is asked for
+    now (never taken from the event alone), so a longer PR is known to be cut short."""
+    files = api.changed_files(pull.number)
+    expected = pull.changed_files
+    if len(files) >= MAX_LISTED_FILES:
+        expected = api.pull(pull.number).changed_files
+    return ChangedPaths.of(files, expected, f"PR #{pull.number}'s files on GitHub")
 
 
 def ignored_speakers(api: GitHubApi, sha: str, check_name: str) -> list[str]:
@@ -157,4 +174,5 @@ class PullEvidence:
             items=found.facts.items, pull=found.facts.pull, test_sets=found.facts.test_sets,
             notes=found.notes, links=found.links, failing=found.failing, inputs=found.inputs,
             ci=found.facts.ci,
+            changed=self.pull.changed,
         )

@@ -24,13 +24,20 @@ from gate.engine.bases import external_id, protected_bases, refuse_base
 from gate.engine.removed_tests import removal_lines
 from gate.engine.results import SEVERITY, Verdict, worst
 from gate.evidence.github.api import CheckRunForbidden, GitHubApi
-from gate.evidence.github.claims import FoundClaim, find_claims, load_found
+from gate.evidence.github.claims import ClaimSearch, FoundClaim, find_claims, load_found
 from gate.evidence.github.deployments import deployed_urls
 from gate.evidence.github.event import Trigger
-from gate.evidence.github.gathering import CiSources, PullEvidence, PullFacts, pull_facts
+from gate.evidence.github.gathering import (
+    CiSources,
+    PullEvidence,
+    PullFacts,
+    changed_paths,
+    pull_facts,
+)
 from gate.evidence.interface import Collector
 from gate.evidence.probe.collect import Probes
 from gate.evidence.probe.observe import ProbeContext, ProbeIO
+from gate.faces.action.acceptance import review_override, with_override
 from gate.faces.action.agents import AgentRule
 from gate.faces.action.inputs import ActionInputs, RunnerContext
 from gate.faces.action.posting import ApiPoster, Poster, Published
@@ -129,6 +136,7 @@ class _Decided:
     verdict: Verdict | None
     record_json: str | None
     summary: str
+    accepted: bool = False  # a maintainer accepted the verdict (it stays as decided)
 
 
 @dataclass(frozen=True)
@@ -229,16 +237,20 @@ def _decide_pull(
     policy = load_action_policy(api, inputs.policy, pull.base_ref).trusting(
         inputs.trusted_verifiers
     )
-    found = find_claims(api, inputs.claim_path, head_sha, pull.body, pull.number)
-    if not found:
+    changed = changed_paths(api, pull)
+    search = find_claims(api, inputs.claim_path, head_sha, pull.body, pull.number, changed)
+    if not search.found:
         return _Part([unverified_without_claim_report(
             name=inputs.check_name, head_sha=head_sha, mode=inputs.mode,
-            reason=f"no completion claim: no {inputs.claim_path} at {head_sha[:12]} and no"
-            " ```completion-claim block in the PR body", details_url=details_url,
+            reason=f"no completion claim for this PR: this PR adds or modifies no"
+            f" {inputs.claim_path} and its body has no ```completion-claim block"
+            + "".join(f"; {note}" for note in search.considered), details_url=details_url,
         )], [])
-    facts = pull_facts(api, pull, policy.trust, inputs.check_name)
+    changed = replace(changed, claim_files=tuple(f.repo_path for f in search.found
+                                                 if f.repo_path))
+    facts = pull_facts(api, pull, policy.trust, inputs.check_name, changed)
     decided = [_decide_one(api, claim_file, policy, inputs, runner, facts, clock, details_url,
-                           len(found) > 1, probe_io) for claim_file in found]
+                           search, probe_io) for claim_file in search.found]
     reports = [d.report for d in decided]
     if len(decided) > 1:  # the configured name, always, with the worst verdict (posted last)
         reports.append(combined_report(
@@ -258,10 +270,11 @@ def _decide_one(
     facts: PullFacts,
     clock: Callable[[], datetime],
     details_url: str | None,
-    several: bool,
+    search: ClaimSearch,
     probe_io: ProbeIO | None,
 ) -> _Decided:
     head_sha = facts.pull.head_sha
+    several = len(search.found) > 1
     name = f"{inputs.check_name} ({found.repo_path or 'PR body'})" if several else inputs.check_name
     try:
         loaded = load_found(found)
@@ -290,6 +303,7 @@ def _decide_one(
         raise CouldNotDecide("GitHub's collector recorded no arrival for the head")
     record = completed_record(loaded.document.raw, verdict)
     record["x-claim-gate-notes"] = list(ci.notes)
+    record["x-claim-gate-claims"] = list(search.considered)
     record["x-verification"] = verification_summary(
         repository=api.repository, pull=facts.pull, verdict=verdict, claim_label=found.label,
         claim_bytes=found.data, inputs=ci.inputs,
@@ -317,7 +331,11 @@ def _decide_one(
             f"- {prose(line)}" for line in removed) + "\n"
     if ci.notes:
         summary += "\n### Not counted\n\n" + "\n".join(f"- {prose(n)}" for n in ci.notes) + "\n"
-    return _Decided(found, report, verdict, json.dumps(record, indent=2), summary)
+    summary += "\n### Claims found\n\n" + "".join(f"- {prose(n)}\n" for n in search.considered)
+    accepted = review_override(api, facts.pull, verdict, policy, inputs.agent_authors)
+    report, summary = with_override(accepted, report, record, summary, inputs.mode)
+    return _Decided(found, report, verdict, json.dumps(record, indent=2), summary,
+                    accepted.override is not None)
 
 
 MAX_SUMMARY_RECORD_CHARS = 200_000
@@ -356,6 +374,12 @@ def _finish(
     if not decided or undecided or any(d.verdict is None for d in decided):
         states.append(VerdictState.UNVERIFIED)  # no claim, or one that cannot be read
     worst_state = worst(states)
+    # A maintainer's acceptance passes the step; the verdict output stays the engine's.
+    standing = [VerdictState.UNVERIFIED if d.verdict is None else
+                VerdictState.VERIFIED if d.accepted else d.verdict.state for d in decided]
+    if not decided or undecided:
+        standing.append(VerdictState.UNVERIFIED)
+    blocking_state = worst(standing)
     verdict_name = "not-required" if not_required else str(worst_state)
     summaries = [d.summary + record_details(d.record_json) for d in decided]
     summaries += [report.summary for report in loose]
@@ -365,5 +389,6 @@ def _finish(
         tuple(summaries)))
     verdict_exit = 0 if not_required else int(EXIT_FOR_STATE[worst_state])
     blocking = inputs.mode is Mode.ENFORCE and not not_required
+    verdict_exit = 0 if not_required else int(EXIT_FOR_STATE[blocking_state])
     return GateOutcome(verdict_exit if blocking else 0, verdict_name, unmet, claim_json,
                        tuple(posted), verdict_exit)

@@ -26,6 +26,8 @@ OPERATIONS: tuple[tuple[str, str], ...] = (
     ("get", "/repos/{owner}/{repo}/pulls"),
     ("get", "/repos/{owner}/{repo}/pulls/{pull_number}"),
     ("get", "/repos/{owner}/{repo}/pulls/{pull_number}/files"),
+    ("get", "/repos/{owner}/{repo}/pulls/{pull_number}/reviews"),
+    ("get", "/repos/{owner}/{repo}/collaborators/{username}/permission"),
     ("get", "/repos/{owner}/{repo}/commits/{ref}"),
     ("get", "/repos/{owner}/{repo}/commits/{commit_sha}/pulls"),
     ("get", "/repos/{owner}/{repo}/contents/{path}"),

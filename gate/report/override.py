@@ -1,0 +1,55 @@
+"""A maintainer's acceptance, shown beside the engine's verdict (never instead of it).
+
+Pure: the check run keeps the verdict's summary and record and gains the acceptance: a
+`success` conclusion, a title saying who accepted it, a summary section with both, and the
+record's `x-override`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+
+from gate.claim.model import JSON
+from gate.claim.review_facts import Override
+from gate.claim.timefmt import format_rfc3339
+from gate.report.check_run import MAX_OUTPUT_CHARS, CheckRunReport, Mode
+from gate.report.markdown import cell
+
+
+def override_section(override: Override | None, refused: Sequence[str]) -> str:
+    """Markdown for the summary: the acceptance that counts, and those that did not."""
+    lines = []
+    if override is not None:
+        lines += [
+            f"## ✅ Accepted by @{override.login}",
+            "",
+            f"The gate's verdict is **{override.accepted_state}** (below, unchanged); a person"
+            f" with {override.permission} permission accepted it with an approving review on"
+            f" {override.commit_id[:12]} at {format_rfc3339(override.at)}:",
+            "",
+            f"> {cell(override.reason)}",
+            "",
+        ]
+    if refused:
+        lines += ["### Acceptances that do not count", ""]
+        lines += [f"- {cell(line)}" for line in refused]
+        lines.append("")
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+def accepted_check_run(
+    report: CheckRunReport, override: Override, record: Mapping[str, JSON], mode: Mode
+) -> CheckRunReport:
+    """The check for a verdict a maintainer accepted: success, with both in the summary."""
+    title = f"accepted by @{override.login} ({override.accepted_state}): {override.reason}"
+    summary = override_section(override, ()) + report.summary
+    text = json.dumps(record, indent=2, ensure_ascii=False)
+    return replace(
+        report,
+        conclusion="neutral" if mode is Mode.OBSERVE else "success",
+        title=title if len(title) <= 250 else title[:247] + "...",
+        summary=summary if len(summary) <= MAX_OUTPUT_CHARS else report.summary,
+        text=text if len(text) <= MAX_OUTPUT_CHARS else report.text,
+    )
