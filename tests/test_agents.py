@@ -38,6 +38,9 @@ def unreadable() -> str | None:
     (AgentRule.parse(("id:42",), (), ()), pull("someone", ident=42), no_app, "account id 42"),
     (AgentRule.parse(("DEVIN-*",), (), ()), pull("devin-ai-integration[bot]"), no_app,
      "matches an agent login"),
+    # a bot's login written out: `[bot]` is literal, not fnmatch's class of b, o, t
+    (AgentRule.parse(("devin-ai-integration[bot]",), (), ()),
+     pull("devin-ai-integration[bot]", kind="Bot"), no_app, "matches an agent login"),
     (AgentRule.parse((), ("codex",), ()), pull("octo-dev"), lambda: "chatgpt-codex-connector",
      "opened through the agent app 'chatgpt-codex-connector'"),
     (AgentRule.parse((), ("codex",), ()), pull("octo-dev"), unreadable,

@@ -97,7 +97,7 @@ class AgentRule:
         bot_app = login.removesuffix("[bot]") if login.endswith("[bot]") else None
         if bot_app is not None and bot_app in self.apps:
             return f"its author {pull.author} is the bot of the agent app {bot_app!r}"
-        if any(fnmatchcase(login, glob.lower()) for glob in self.logins):
+        if any(fnmatchcase(login, _login_glob(glob)) for glob in self.logins):
             return f"its author {pull.author} matches an agent login"
         if any(fnmatchcase(pull.head_ref, glob) for glob in self.branches):
             return f"its branch {pull.head_ref} matches an agent branch glob"
@@ -110,3 +110,10 @@ class AgentRule:
         if app is not None and app.lower() in self.apps:
             return f"it was opened through the agent app {app!r}"
         return None
+
+
+def _login_glob(glob: str) -> str:
+    """A login glob with `[` taken literally: logins hold no character classes, but bots end
+    in `[bot]`, which fnmatch would read as one of b, o, t (so `devin-ai-integration[bot]`
+    would never match itself and the agent's PR would go ungated)."""
+    return glob.lower().replace("[", "[[]")
