@@ -1,4 +1,5 @@
-"""`claim-gate`: the command line. Parses arguments, calls `run_verify`, returns an exit code."""
+"""`claim-gate`: the command line. Parses arguments, calls `run_verify_command`, returns an
+exit code."""
 
 from __future__ import annotations
 
@@ -19,7 +20,8 @@ from gate.evidence.junit import DEFAULT_MAX_JUNIT_BYTES, read_run
 from gate.evidence.probe.observe import ProbeIO
 from gate.faces.claim_command import add_claim_arguments, run_claim_command
 from gate.faces.probe_command import add_probe_arguments, probe_context, run_probe_command
-from gate.pipeline import FORMATS, ExitCode, VerifyOptions, run_verify
+from gate.faces.verify_git_arguments import add_git_arguments, git_options
+from gate.pipeline import FORMATS, ExitCode, VerifyOptions, run_verify_command
 from gate.report.junit_summary import render_junit_json, render_junit_text
 
 EXIT_CODES_HELP = """\
@@ -136,6 +138,7 @@ def _add_verify(commands: _Commands[_Parser]) -> None:
         "--junit-max-bytes", type=_positive, default=DEFAULT_MAX_JUNIT_BYTES, metavar="N",
         help=f"refuse JUnit files larger than N bytes (default {DEFAULT_MAX_JUNIT_BYTES})",
     )
+    add_git_arguments(verify)
 
 
 def _add_max_claim_bytes(command: argparse.ArgumentParser) -> None:
@@ -197,8 +200,9 @@ def _verify(
         junit=tuple(args.junit),
         head_sha=args.head_sha,
         junit_max_bytes=args.junit_max_bytes,
+        **git_options(args),
     )
-    result = run_verify(options, clock(), probe_io)
+    result = run_verify_command(options, clock(), probe_io)
     if args.output is not None:
         try:
             args.output.write_text(result.output, encoding="utf-8")
