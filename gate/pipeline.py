@@ -11,22 +11,30 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from enum import IntEnum
 from pathlib import Path
+from typing import NoReturn
 
 from gate.claim.errors import GateError, InvalidInput, UsageError
-from gate.claim.loader import DEFAULT_MAX_CLAIM_BYTES, LoadedClaim, load_claim
+from gate.claim.loader import DEFAULT_MAX_CLAIM_BYTES, LoadedClaim
 from gate.claim.model import VerdictState
 from gate.claim.policy import Policy, default_policy
 from gate.claim.policy_parse import load_policy
 from gate.engine.decide import decide
 from gate.engine.results import Verdict
+from gate.evidence.base_report import BaseReport
+from gate.evidence.branch_changes import BranchChanges, MadeByTheTestJob
+from gate.evidence.git_claim import load_claim_at
 from gate.evidence.interface import Collected, Collector
 from gate.evidence.junit import DEFAULT_MAX_JUNIT_BYTES, JUnitFiles
 from gate.evidence.operator_records import OperatorRecords
 from gate.evidence.probe.collect import Probes
 from gate.evidence.probe.observe import ProbeContext, ProbeIO
+from gate.report.no_claim import render_no_claim
 from gate.report.renderers import FORMATS, RenderInput, render
 
-__all__ = ["FORMATS", "Decision", "ExitCode", "VerifyOptions", "gather", "run", "run_verify"]
+__all__ = [
+    "FORMATS", "Decision", "ExitCode", "VerifyOptions", "gather", "run", "run_verify",
+    "run_verify_command",
+]
 
 
 class ExitCode(IntEnum):
@@ -66,6 +74,37 @@ class VerifyOptions:
     junit: tuple[str, ...] = ()  # paths or globs of JUnit XML files: one test run
     head_sha: str | None = None
     junit_max_bytes: int = DEFAULT_MAX_JUNIT_BYTES
+    repo: Path | None = None  # the clone the claim is read from (default: the one holding it)
+    diff_base: str | None = None  # judge the producers over `git diff BASE...HEAD`
+    base_junit: tuple[str, ...] = ()  # the base branch's JUnit: removed/skipped tests
+    require_claim: bool = False  # no claim is unverified (no_claim), not invalid input
+
+
+@dataclass(frozen=True)
+class NoClaimResult:
+    """A required claim that is not there: unverified (`no_claim`), never a pass."""
+
+    output: str
+    exit_code: ExitCode = ExitCode.UNVERIFIED
+
+
+def _where(options: VerifyOptions) -> str:
+    return f" at {options.head_sha[:12]}" if options.head_sha else ""
+
+
+def _no_claim_file(options: VerifyOptions) -> NoReturn:
+    raise InvalidInput(str(options.claim), None, f"no such claim file{_where(options)}",
+                       "check the path, or pass --require-claim to make a missing claim"
+                       " unverified (exit 1)")
+
+
+def missing_claim(options: VerifyOptions) -> NoClaimResult:
+    if not options.require_claim:
+        _no_claim_file(options)
+    where = _where(options)
+    message = (f"no completion claim: {options.claim} does not exist{where}, and"
+               " --require-claim says this change needs one")
+    return NoClaimResult(render_no_claim(options.format, message))
 
 
 @dataclass(frozen=True)
@@ -122,14 +161,53 @@ def verify_collectors(
         collectors.append(Probes(options.probe_context, io))
     if options.junit:
         collectors.append(JUnitFiles(options.junit, options.head_sha, options.junit_max_bytes))
-    return collectors, io
+    return with_git_sources(collectors, options), io
+
+
+def with_git_sources(collectors: list[Collector], options: VerifyOptions) -> list[Collector]:
+    """`--diff-base`: the test runs are the test job's, judged against the branch's diff;
+    `--base-junit`: the head's tests against the base branch's report."""
+    if options.diff_base is not None:
+        collectors = [
+            c if isinstance(c, Probes) else MadeByTheTestJob(c) for c in collectors
+        ]
+        head = options.head_sha or "HEAD"
+        collectors.append(BranchChanges(options.repo or Path(), options.diff_base, head))
+    if options.base_junit:
+        if not options.junit:
+            raise UsageError("--base-junit needs --junit: the head's report to compare with")
+        collectors.append(BaseReport(options.base_junit, options.junit, options.junit_max_bytes))
+    return collectors
+
+
+def run_verify_command(
+    options: VerifyOptions, now: datetime, probe_io: ProbeIO | None = None
+) -> VerifyResult | NoClaimResult:
+    """`claim-gate verify`: as `run_verify`, but a required claim that is missing is a
+    NoClaimResult (unverified, exit 1)."""
+    loaded = load_claim_at(options.claim, options.max_claim_bytes, options.head_sha,
+                           options.repo)
+    if loaded is None:
+        return missing_claim(options)
+    return verify_loaded(loaded, options, now, probe_io)
 
 
 def run_verify(
     options: VerifyOptions, now: datetime, probe_io: ProbeIO | None = None
 ) -> VerifyResult:
-    """Load everything (InvalidInput on bad input), collect, decide, render."""
-    loaded = load_claim(options.claim, options.max_claim_bytes)
+    """Load everything (InvalidInput on bad input, a missing claim too), collect, decide,
+    render."""
+    loaded = load_claim_at(options.claim, options.max_claim_bytes, options.head_sha,
+                           options.repo)
+    if loaded is None:
+        _no_claim_file(options)
+    return verify_loaded(loaded, options, now, probe_io)
+
+
+def verify_loaded(
+    loaded: LoadedClaim, options: VerifyOptions, now: datetime, probe_io: ProbeIO | None = None
+) -> VerifyResult:
+    """Collect, decide and render for a claim already loaded."""
     policy = choose_policy(options.policy, options.trusted_verifiers)
     collectors, io = verify_collectors(options, probe_io)
     fixed = options.now or now

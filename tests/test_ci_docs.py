@@ -1,31 +1,38 @@
-"""The CI snippets of docs/other-ci.md work: their test and gate commands, run as the CI would
-run them.
+"""The CI recipes of docs/other-ci.md work, end to end, in the shape they document: a test job
+in the agent's workspace, then a separate gate job in a fresh clone of the head that receives
+only the test job's `out/` (issue 16 item 1, issue 13 item 4).
 
-Each snippet is taken from docs/other-ci.md itself (YAML parsed, Jenkins' `sh` steps read), its
-install line left out (no network here), and its commands run by a shell in a temporary git
-repository whose head commits a claim, with the CI's commit variable set. A stale variable
-must fail the job.
+Each recipe is taken from docs/other-ci.md itself (YAML parsed, Jenkins' `sh` blocks read),
+its install and artifact-transfer lines left out (no network here; the test copies `out/` as
+the CI would), and each job's commands run by one shell with the CI's variables set. All four
+must give the same answers: verified with a claim tested on the head, unverified (`no_claim`)
+for an agent's change without one, a pass for a listed human's change without one, and a
+failing job for a stale commit variable.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
-from datetime import UTC, datetime
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
-from tests.gitrepo import COMMIT_VARIABLES, commit_all, git_env, init_repo
+from tests.gitrepo import COMMIT_VARIABLES, commit_all, git, git_env
+from tests.other_ci_support import CALC, Pipeline, claim_text, new_pipeline
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "other-ci.md"
-END = "\n## Output for other CIs"
+END = "\n## The base branch's report"
+HUMANS = "alice,bob"
+#: Lines the test does instead of the CI: installing from the index, moving artifacts.
+_SKIPPED = ("pip install", "buildkite-agent artifact")
 
 
 def _blocks() -> list[tuple[str, str]]:
@@ -33,87 +40,153 @@ def _blocks() -> list[tuple[str, str]]:
     return re.findall(r"```(\w+)\n(.*?)```", section, re.DOTALL)
 
 
-def _gitlab(text: str) -> list[str]:
-    job = yaml.safe_load(text)["claim-gate"]
-    assert job["artifacts"]["when"] == "always"
-    return list(job["script"])
+Jobs = tuple[list[str], list[str]]
 
 
-def _jenkins(text: str) -> list[str]:
-    assert "pipeline {" in text
-    return re.findall(r"sh '([^']*)'", text)
-
-
-def _circleci(text: str) -> list[str]:
+def _gitlab(text: str) -> Jobs:
     config = yaml.safe_load(text)
-    steps = config["jobs"]["claim-gate"]["steps"]
-    assert config["workflows"]["verify-claim"]["jobs"] == ["claim-gate"]
+    tests, gate = config["tests"], config["claim-gate"]
+    assert tests["artifacts"]["when"] == "always"
+    assert tests["artifacts"]["paths"] == ["out/"]
+    assert gate["needs"] == [{"job": "tests", "artifacts": True}]
+    assert gate["stage"] != tests["stage"]
+    assert gate["variables"]["GIT_DEPTH"] == "0"  # --diff-base needs the history
+    return list(tests["script"]), list(gate["script"])
+
+
+def _jenkins(text: str) -> Jobs:
+    assert "pipeline {" in text
+    tests, gate = re.findall(r"sh '''\n(.*?)'''", text, re.DOTALL)
+    gate_stage = text[text.index("stage('Claim gate')"):]
+    for step in ("skipDefaultCheckout()", "deleteDir()", "checkout scm", "unstash 'evidence'"):
+        assert step in gate_stage
+    return [line.strip() for line in tests.splitlines()], [line.strip() for line in
+                                                            gate.splitlines()]
+
+
+def _runs(steps: list[Any]) -> list[str]:
     return [step["run"] for step in steps if isinstance(step, dict) and "run" in step]
 
 
-def _buildkite(text: str) -> list[str]:
-    step = yaml.safe_load(text)["steps"][0]
+def _circleci(text: str) -> Jobs:
+    config = yaml.safe_load(text)
+    jobs = config["jobs"]
+    assert config["workflows"]["verify-claim"]["jobs"] == [
+        "tests", {"claim-gate": {"requires": ["tests"]}}]
+    assert {"attach_workspace": {"at": "."}} in jobs["claim-gate"]["steps"]
+    assert "checkout" in jobs["claim-gate"]["steps"]
+    return _runs(jobs["tests"]["steps"]), _runs(jobs["claim-gate"]["steps"])
+
+
+def _buildkite(text: str) -> Jobs:
+    tests, gate = yaml.safe_load(text)["steps"]
+    assert gate["depends_on"] == tests["key"]
     # Buildkite turns `$$` into `$` at upload; the job's shell expands the rest.
-    return [command.replace("$$", "$") for command in step["command"]]
+    return ([c.replace("$$", "$") for c in tests["command"]],
+            [c.replace("$$", "$") for c in gate["command"]])
 
 
-SNIPPETS: dict[str, tuple[str, str, Callable[[str], list[str]]]] = {
-    "gitlab": ("yaml", "CI_COMMIT_SHA", _gitlab),
-    "jenkins": ("groovy", "GIT_COMMIT", _jenkins),
-    "circleci": ("yaml", "CIRCLE_SHA1", _circleci),
-    "buildkite": ("yaml", "BUILDKITE_COMMIT", _buildkite),
+@dataclass(frozen=True)
+class Recipe:
+    language: str
+    read: Callable[[str], Jobs]
+    commit: str  # the CI's variable for the commit under review
+    author: str  # the CI's variable for the account that made the change
+    base: str | None  # the CI's variable for the base branch (None: written in the recipe)
+
+
+RECIPES = {
+    "gitlab": Recipe("yaml", _gitlab, "CI_COMMIT_SHA", "GITLAB_USER_LOGIN",
+                     "CI_MERGE_REQUEST_TARGET_BRANCH_NAME"),
+    "jenkins": Recipe("groovy", _jenkins, "GIT_COMMIT", "CHANGE_AUTHOR", "CHANGE_TARGET"),
+    "circleci": Recipe("yaml", _circleci, "CIRCLE_SHA1", "CIRCLE_USERNAME", None),
+    "buildkite": Recipe("yaml", _buildkite, "BUILDKITE_COMMIT", "BUILDKITE_BUILD_CREATOR",
+                        "BUILDKITE_PULL_REQUEST_BASE_BRANCH"),
 }
 
 
-def _commands(name: str) -> tuple[str, list[str]]:
-    language, variable, read = SNIPPETS[name]
-    found_language, text = _blocks()[list(SNIPPETS).index(name)]
-    assert found_language == language
-    commands = [c for c in read(text) if "pip install" not in c]
-    assert len(commands) == 2, commands
-    assert "--claim-evidence out/evidence.json" in commands[0]
-    assert f'--head-sha "${variable}"' in commands[1]
-    return variable, commands
+def _jobs(name: str) -> tuple[str, str]:
+    recipe = RECIPES[name]
+    language, text = _blocks()[list(RECIPES).index(name)]
+    assert language == recipe.language
+    tests, gate = recipe.read(text)
+    kept = [[c for c in job if c and not any(s in c for s in _SKIPPED)] for job in (tests, gate)]
+    assert any("--claim-evidence out/evidence.json" in c for c in kept[0])
+    gate_script = "\n".join(kept[1])
+    assert f'--head-sha "${recipe.commit}"' in gate_script
+    assert "--require-claim" in gate_script
+    assert "--diff-base" in gate_script
+    return "\n".join(kept[0]), gate_script
 
 
-def _repo(root: Path) -> tuple[str, str]:
-    """A repository whose head adds the claim; returns (previous commit, head)."""
-    init_repo(root)
-    (root / "calc.py").write_text("def add(a, b):\n    return a + b\n")
-    (root / "test_calc.py").write_text(
-        "from calc import add\n\ndef test_add():\n    assert add(2, 3) == 5\n"
-    )
-    previous = commit_all(root, "add()")
-    claim: dict[str, Any] = {
-        "spec_version": "0.1",
-        "task": {"id": "calc-1", "description": "add()"},
-        "claimed_outcome": "add() adds.",
-        "mutations": [{"id": "m1", "kind": "commit", "target": previous,
-                       "at": datetime.now(UTC).isoformat()}],
-    }
-    (root / ".claim.json").write_text(json.dumps(claim))
-    return previous, commit_all(root, "claim")
-
-
-def _run(command: str, root: Path, variable: str, value: str) -> int:
+def _shell(script: str, where: Path, variables: dict[str, str]) -> subprocess.CompletedProcess[str]:
     env = git_env()
     for name in COMMIT_VARIABLES:
         env.pop(name, None)
-    env[variable] = value
+    env.update(variables)
+    env["PYTEST_ADDOPTS"] = "-p no:benchmark -p no:cacheprovider"
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
-    completed = subprocess.run(["sh", "-c", command], cwd=root, env=env, capture_output=True,
-                               text=True, check=False)
-    return completed.returncode
+    return subprocess.run(["sh", "-ec", script], cwd=where, env=env, capture_output=True,
+                          text=True, check=False, timeout=180)
 
 
-@pytest.mark.parametrize("name", list(SNIPPETS))
-def test_the_snippet_verifies_a_claim_tested_on_the_head(name: str, tmp_path: Path) -> None:
-    variable, (tests, gate) = _commands(name)
-    previous, head = _repo(tmp_path)
-    assert _run(tests, tmp_path, variable, head) == 0
-    assert _run(gate, tmp_path, variable, head) == 0
-    assert _run(gate, tmp_path, variable, previous) == 1  # stale: the job fails
+def _pipeline(name: str, root: Path, author: str, stale: bool = False,
+              claim: bool = True) -> tuple[subprocess.CompletedProcess[str], Path]:
+    """Run the recipe's two jobs on an agent branch; returns the gate job and its clone."""
+    recipe = RECIPES[name]
+    tests, gate = _jobs(name)
+    pipeline: Pipeline = new_pipeline(root)
+    pipeline.branch({"calc.py": CALC.replace("a + b", "float(a) + float(b)")},
+                    claim_text() if claim else None)
+    (pipeline.work / "NOTES.md").write_text("follow-up\n")
+    pipeline.head = commit_all(pipeline.work, "a second commit")
+    # Stale: the variable names the branch's first commit (the same claim), not the one tested.
+    sha = git(pipeline.work, "rev-parse", "HEAD~1") if stale else pipeline.head
+    variables = {recipe.commit: sha, recipe.author: author,
+                 "CLAIM_GATE_HUMANS": HUMANS}
+    if recipe.base is not None:
+        variables[recipe.base] = "main"
+    ran = _shell(tests, pipeline.work, variables)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    clone = root / "gate-job"
+    git(root, "clone", "-q", str(pipeline.work), str(clone))
+    git(clone, "checkout", "-q", pipeline.head)
+    shutil.copytree(pipeline.work / "out", clone / "out")  # the artifacts, and only them
+    return _shell(gate, clone, variables), clone
 
 
-def test_there_is_a_snippet_per_ci() -> None:
-    assert [language for language, _ in _blocks()] == [s[0] for s in SNIPPETS.values()]
+def _verdict_file(clone: Path) -> str:
+    return (clone / "out" / "claim-gate.xml").read_text("utf-8")
+
+
+@pytest.mark.parametrize("name", list(RECIPES))
+def test_an_agents_claim_tested_on_the_head_is_verified(name: str, tmp_path: Path) -> None:
+    gate, clone = _pipeline(name, tmp_path, "agent-bot")
+    assert gate.returncode == 0, gate.stdout + gate.stderr
+    assert 'name="claim-gate.engine.decide" value="verified"' in _verdict_file(clone)
+
+
+@pytest.mark.parametrize("name", list(RECIPES))
+def test_an_agents_change_without_a_claim_fails_the_gate(name: str, tmp_path: Path) -> None:
+    gate, clone = _pipeline(name, tmp_path, "agent-bot", claim=False)
+    assert gate.returncode == 1, gate.stdout + gate.stderr
+    assert 'type="no_claim"' in _verdict_file(clone)
+
+
+@pytest.mark.parametrize("name", list(RECIPES))
+def test_a_listed_humans_change_without_a_claim_passes(name: str, tmp_path: Path) -> None:
+    gate, clone = _pipeline(name, tmp_path, "bob", claim=False)
+    assert gate.returncode == 0, gate.stdout + gate.stderr
+    assert "not required" in gate.stdout
+    assert not (clone / "out" / "claim-gate.xml").exists()
+
+
+@pytest.mark.parametrize("name", list(RECIPES))
+def test_a_stale_commit_variable_fails_the_job(name: str, tmp_path: Path) -> None:
+    gate, clone = _pipeline(name, tmp_path, "agent-bot", stale=True)
+    assert gate.returncode == 1, gate.stdout + gate.stderr
+    assert 'type="other_commit"' in _verdict_file(clone)
+
+
+def test_there_is_a_recipe_per_ci() -> None:
+    assert [language for language, _ in _blocks()] == [r.language for r in RECIPES.values()]

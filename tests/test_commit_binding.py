@@ -9,6 +9,7 @@ import pytest
 
 from gate.claim.codec import parse_evidence
 from gate.claim.commit import parse_commit_sha
+from gate.engine.test_counts import count_problem
 from gate.evidence.commit_binding import check_record
 from gate.evidence.operator_records import qualify
 from tests.inventory_support import clean_inventory
@@ -35,6 +36,11 @@ def _record(**extra: Any) -> dict[str, Any]:
 
 def _code(record: dict[str, Any], head: str | None = HEAD) -> str | None:
     found = qualify(parse_evidence(record), head)
+    return found.code if found else None
+
+
+def _counted(record: dict[str, Any]) -> str | None:
+    found = count_problem(parse_evidence(record))
     return found.code if found else None
 
 
@@ -108,7 +114,10 @@ def test_only_test_runs_are_bound_to_a_commit() -> None:
 def test_runs_that_tested_nothing_or_stopped_early_do_not_count(
     observed: Any, code: str | None
 ) -> None:
-    assert _code(_record(observed_value=observed), None) == code
+    # Issue 16 item 4 moved this judgement from the record collector into the engine
+    # (gate/engine/test_counts.py), where it applies to every producer.
+    assert _counted(_record(observed_value=observed)) == code
+    assert _code(_record(observed_value=observed), None) is None
 
 
 def test_an_incomplete_run_counts_for_no_producer() -> None:
@@ -116,7 +125,7 @@ def test_an_incomplete_run_counts_for_no_producer() -> None:
     # another id was enough to pass an interrupted session off as a run.
     record = _record(observed_value={"tests": 4, "failures": 0, "exit_status": 2})
     record["verifier"] = {"id": "someone-else/1", "kind": "independent"}
-    assert _code(record, None) == "incomplete_run"
+    assert _counted(record) == "incomplete_run"
 
 
 @pytest.mark.parametrize("text", [HEAD, HEAD.upper(), "c" * 64])

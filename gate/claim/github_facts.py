@@ -215,16 +215,25 @@ class TestSetComparison:
     note: str | None = None  # why the comparison could not be made, if it could not
     comparable: bool = True
     inputs: tuple[tuple[str, str], ...] = ()  # (what, sha256) of the baseline's JUnit files
+    #: The baseline when it is no GitHub run: the base branch's report on the command line.
+    base_label: str | None = None
 
-
+    def describe_baseline(self) -> str:
+        if self.baseline is not None:
+            return run_label(self.baseline)
+        return self.base_label or "no baseline"
 
 
 @dataclass(frozen=True)
 class PullObservation:
-    """What the engine needs to judge CI provenance: the PR's paths and its head's arrival."""
+    """What the engine needs to judge CI provenance: the PR's paths and its head's arrival.
+
+    `arrival` is None where there is no push to arrive: on the command line the diff comes
+    from git (`verify --diff-base`) and each run binds itself to the commit it tested
+    (`--head-sha`), so only the producer rules apply. Always given explicitly."""
 
     changes: PullChanges
-    arrival: Arrival
+    arrival: Arrival | None  # None: not applicable (a git diff on the command line)
     #: The PR's base branch as GitHub says now (a run made for another base does not count).
     base_ref: str | None = None
 

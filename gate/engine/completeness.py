@@ -72,10 +72,11 @@ def ci_judgements(facts: Facts, policy: Policy) -> list[Judgement]:
                 f"an artifact of a counted run could not be read: {_listed(unread)}. What"
                 " could not be read is not absence: the claim cannot be verified",
             ))
-    if facts.pull is not None and facts.pull.arrival.at is None:
+    arrival = facts.pull.arrival if facts.pull is not None else None
+    if arrival is not None and arrival.at is None:  # None: no arrival applies (a git diff)
         found.append(_unverified(
             "rule arrival", "arrival_unknown",
-            f"{facts.pull.arrival.describe()}: without GitHub's record of when the head"
+            f"{arrival.describe()}: without GitHub's record of when the head"
             " arrived, no CI run can be shown to have tested it (an old run of a SHA pushed"
             " again would look current)",
         ))

@@ -29,6 +29,7 @@ from gate.engine.provenance import judge_provenance
 from gate.engine.removed_tests import claim_judgements, rule_judgements
 from gate.engine.results import Assessment, Judgement, Problem, Unmet, Verdict, worst
 from gate.engine.run_binding import bind_records_to_junit
+from gate.engine.test_counts import count_contradictions, count_problem
 from gate.engine.trust import judge
 
 #: When no evidence counts for a mutation, the reported code is the one closest to counting.
@@ -116,17 +117,22 @@ def _problem_of(
             f"{_describe_item(index, evidence)} states what it expected but records no"
             " observed_value",
         )
+    counted = count_problem(evidence)
+    if counted is not None:
+        return True, Problem(counted.code, f"{_describe_item(index, evidence)}: {counted.message}")
     return True, None
 
 
 def _effective_covers(
     evidence: Evidence, known: Mapping[str, Mutation], code_change: tuple[str, ...]
 ) -> tuple[str, ...]:
-    if evidence.covers:
-        return tuple(dict.fromkeys(c for c in evidence.covers if c in known))
+    """What an item covers: its own `covers` among the claim's mutations, or, for a test run
+    that names none, every code change. A test run covers only code changes, whatever it
+    names: a state_write or a deploy needs its own check type (readback, health)."""
     if evidence.check_type is CheckType.TEST_RUN:
-        return code_change
-    return ()
+        named = [c for c in evidence.covers if c in code_change]
+        return tuple(dict.fromkeys(named)) if evidence.covers else code_change
+    return tuple(dict.fromkeys(c for c in evidence.covers if c in known))
 
 
 def decide(claim: Claim, facts: Facts, policy: Policy, now: datetime) -> Verdict:
@@ -196,7 +202,7 @@ def _read(
     contradiction = (
         differences(expected, item.evidence.observed_value)
         if expected is not None and item.evidence.has_observed_value else []
-    )
+    ) + list(count_contradictions(item.evidence))
     if problem is None:  # what GitHub says of the item's run: its base, how it ended
         found = item_problem(item, pull, bool(contradiction))
         problem = Problem(found.code, f"{_describe_item(index, item.evidence)}: {found.message}") \

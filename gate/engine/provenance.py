@@ -14,9 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from datetime import datetime
 
 from gate.claim.facts import Disqualification, EvidenceItem
-from gate.claim.github_facts import MAX_LISTED_FILES, PullChanges, PullObservation
+from gate.claim.github_facts import MAX_LISTED_FILES, Arrival, PullChanges, PullObservation
 from gate.claim.model import JSON, VerifierKind
 from gate.claim.timefmt import format_rfc3339
 from gate.claim.trust_policy import TrustPolicy
@@ -40,10 +41,13 @@ def _listed(paths: Sequence[str]) -> str:
 
 
 def _verdict_on(
-    workflow: str | None, changes: PullChanges, trust: TrustPolicy
+    workflow: str | None, changes: PullChanges, trust: TrustPolicy, on_github: bool = True
 ) -> Disqualification | None:
     what = f"the workflow {workflow}" if workflow else "the workflow that ran the tests"
-    if trust.trusted_workflows is not None and workflow not in trust.trusted_workflows:
+    # `trusted_workflows` names GitHub workflow files; elsewhere the CI's own config decides
+    # which job ran the tests, and the chain below covers its files.
+    if on_github and trust.trusted_workflows is not None \
+            and workflow not in trust.trusted_workflows:
         return Disqualification(
             "untrusted_workflow",
             f"it was produced by {what}, which is not among the workflows the policy trusts"
@@ -76,31 +80,38 @@ def _verdict_on(
     return None
 
 
-def judge_provenance(
-    item: EvidenceItem, pull: PullObservation, trust: TrustPolicy
-) -> EvidenceItem:
-    """The item, disqualified when the PR could reach its producer or it predates the head."""
-    changes, arrival = pull.changes, pull.arrival
-    workflow = (item.producer.workflow_path if item.producer else None) or workflow_of(item)
-    found = _verdict_on(workflow, changes, trust)
-    at = item.evidence.at
-    if found is None and arrival.at is None:
-        found = Disqualification(
+def _before_arrival(at: datetime, arrival: Arrival) -> Disqualification | None:
+    if arrival.at is None:
+        return Disqualification(
             "before_arrival", f"{arrival.describe()}, so no run can be shown to have tested it",
         )
-    elif found is None and arrival.at is not None and at < arrival.at:
-        found = Disqualification(
+    if at < arrival.at:
+        return Disqualification(
             "before_arrival",
             f"the run started at {format_rfc3339(at)}, before the head commit arrived on GitHub"
             f" ({arrival.describe()}): it tested an earlier push, not this one (commit dates"
             " are the pusher's and are never used)",
         )
+    return None
+
+
+def judge_provenance(
+    item: EvidenceItem, pull: PullObservation, trust: TrustPolicy
+) -> EvidenceItem:
+    """The item, disqualified when the PR could reach its producer or it predates the head.
+    Without an arrival (the command line) only the producer rules apply: the run binds
+    itself to the commit it tested."""
+    changes, arrival = pull.changes, pull.arrival
+    workflow = (item.producer.workflow_path if item.producer else None) or workflow_of(item)
+    found = _verdict_on(workflow, changes, trust, on_github=arrival is not None)
+    if found is None and arrival is not None:
+        found = _before_arrival(item.evidence.at, arrival)
     chain: dict[str, JSON] = {
         "workflow_path": workflow,
         "changed_by_pr": list(changes.matching(trust.chain)) + (
             [workflow] if workflow and workflow in changes.paths
             and workflow not in changes.matching(trust.chain) else []),
-        "arrival": arrival.as_json(),
+        "arrival": arrival.as_json() if arrival is not None else None,
     }
     evidence = replace(item.evidence,
                        extensions={**item.evidence.extensions, "x-provenance": chain})

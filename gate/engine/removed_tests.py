@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from gate.claim.facts import Facts
-from gate.claim.github_facts import TestSetComparison, run_label
+from gate.claim.github_facts import TestSetComparison
 from gate.claim.model import Claim, VerdictState
 from gate.claim.policy import Policy
 from gate.claim.trust_policy import RemovedTests
@@ -34,12 +34,11 @@ def removal_lines(comparisons: Sequence[TestSetComparison]) -> list[str]:
     for comparison in comparisons:
         if not comparison.removed:
             continue
-        assert comparison.baseline is not None
         shown = [t.describe() for t in comparison.removed[:MAX_LISTED]]
         more = len(comparison.removed) - len(shown)
         lines.append(
             f"{plural(len(comparison.removed), 'test')} that ran on the base branch"
-            f" ({run_label(comparison.baseline)}) are missing or skipped in"
+            f" ({comparison.describe_baseline()}) are missing or skipped in"
             f" {comparison.workflow_path} on the head: {', '.join(shown)}"
             + (f" and {more} more" if more else "")
         )

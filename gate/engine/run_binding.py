@@ -20,6 +20,7 @@ from gate.claim.facts import (
     EvidenceItem,
     Origin,
 )
+from gate.engine.test_counts import narrowed
 
 
 def _file_name(path: str) -> str:
@@ -58,12 +59,26 @@ def _mismatch(record: EvidenceItem, files: Sequence[tuple[str, str]]) -> Disqual
     )
 
 
+def _narrowed_run(
+    record: EvidenceItem, files: Sequence[tuple[str, str]]
+) -> Disqualification | None:
+    """The JUnit file of a run whose record says its selection narrowed it is that same
+    narrowed run: a subset of the suite, whichever file says so."""
+    report = record.evidence.extensions.get(JUNIT_REPORT_FIELD)
+    problem = narrowed(record.evidence.extensions)
+    if problem is None or not isinstance(report, dict):
+        return None
+    path, sha256 = report.get("path"), report.get("sha256")
+    if not isinstance(path, str) or (_file_name(path), sha256) not in {
+            (_file_name(p), s) for p, s in files}:
+        return None
+    return Disqualification(problem.code, f"{record.source} ran {path}: {problem.message}")
+
+
 def bind_records_to_junit(items: Sequence[EvidenceItem]) -> list[EvidenceItem]:
     """Each operator record and each JUnit reading, disqualified when a record and the JUnit
-    file of its own run disagree (a disqualification already there is kept: it came first)."""
-    if not any(item.origin is Origin.OPERATOR and JUNIT_REPORT_FIELD in item.evidence.extensions
-               for item in items):
-        return list(items)  # no record names its run's JUnit file: nothing to bind
+    file of its own run disagree, or when the record says the run was narrowed (a
+    disqualification already there is kept: it came first)."""
     readings = [(i, _read_files(item)) for i, item in enumerate(items)]
     readings = [(i, files) for i, files in readings if files]
     bound = list(items)
@@ -71,6 +86,9 @@ def bind_records_to_junit(items: Sequence[EvidenceItem]) -> list[EvidenceItem]:
         if item.origin is not Origin.OPERATOR:
             continue
         for junit_index, files in readings:
+            subset = _narrowed_run(item, files)
+            if subset is not None and bound[junit_index].disqualified is None:
+                bound[junit_index] = replace(bound[junit_index], disqualified=subset)
             found = _mismatch(item, files)
             if found is None:
                 continue

@@ -1,4 +1,5 @@
-"""`claim-gate`: the command line. Parses arguments, calls `run_verify`, returns an exit code."""
+"""`claim-gate`: the command line. Parses arguments, calls `run_verify_command`, returns an
+exit code."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from gate import __version__
 from gate.claim.commit import parse_commit_sha
 from gate.claim.errors import CouldNotDecide, InvalidInput, UsageError
 from gate.claim.loader import DEFAULT_MAX_CLAIM_BYTES
+from gate.claim.model import VerdictState
 from gate.claim.schema import schema_text
 from gate.claim.timefmt import TimestampError, parse_rfc3339
 from gate.claim.wording import plural
@@ -21,7 +23,8 @@ from gate.evidence.probe.observe import ProbeIO
 from gate.faces.claim_command import add_claim_arguments, run_claim_command
 from gate.faces.probe_command import add_probe_arguments, probe_context, run_probe_command
 from gate.faces.scan import add_scan_arguments, run_scan
-from gate.pipeline import FORMATS, ExitCode, VerifyOptions, run_verify
+from gate.faces.verify_git_arguments import add_git_arguments, git_options
+from gate.pipeline import FORMATS, ExitCode, VerifyOptions, VerifyResult, run_verify_command
 from gate.report.junit_summary import render_junit_json, render_junit_text
 
 EXIT_CODES_HELP = """\
@@ -147,6 +150,7 @@ def _add_verify(commands: _Commands[_Parser]) -> None:
         "--junit-max-bytes", type=_positive, default=DEFAULT_MAX_JUNIT_BYTES, metavar="N",
         help=f"refuse JUnit files larger than N bytes (default {DEFAULT_MAX_JUNIT_BYTES})",
     )
+    add_git_arguments(verify)
 
 
 def _add_max_claim_bytes(command: argparse.ArgumentParser) -> None:
@@ -219,22 +223,23 @@ def _verify(
         junit=tuple(args.junit),
         head_sha=args.head_sha,
         junit_max_bytes=args.junit_max_bytes,
+        **git_options(args),
     )
-    result = run_verify(options, clock(), probe_io)
+    result = run_verify_command(options, clock(), probe_io)
     if args.output is None:
         out.write(result.output)
         return int(result.exit_code)
-    verdict = result.verdict
+    state, count = ((result.verdict.state, len(result.verdict.unmet))
+                    if isinstance(result, VerifyResult) else (VerdictState.UNVERIFIED, 1))
     try:
         args.output.write_text(result.output, encoding="utf-8")
     except OSError as exc:
         raise InvalidInput(
             str(args.output), None, f"cannot write the output: {exc.strerror}",
-            f"the verdict was decided ({verdict.state}); give a path that can be written",
+            f"the verdict was decided ({state}); give a path that can be written",
         ) from None
-    unmet = plural(len(verdict.unmet), "unmet item")
-    err.write(f"claim-gate: {str(verdict.state).upper()} ({unmet}); {args.format} output"
-              f" written to {args.output}\n")
+    err.write(f"claim-gate: {str(state).upper()} ({plural(count, 'unmet item')});"
+              f" {args.format} output written to {args.output}\n")
     return int(result.exit_code)
 
 

@@ -18,28 +18,15 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from gate.claim.github_facts import RemovedTest, TestSetComparison, WorkflowRun, run_label
-from gate.claim.junit_facts import JUnitFile, JUnitRun, Outcome
+from gate.claim.github_facts import TestSetComparison, WorkflowRun, run_label
+from gate.claim.junit_facts import JUnitFile, JUnitRun
 from gate.evidence.github.api import GitHubApi
 from gate.evidence.github.ci_evidence import read_artifact_junit
+from gate.evidence.test_sets import MAX_COMPARED_TESTS, compare
 
-#: Tests whose identities are kept per file when comparing (beyond it: cannot compare).
-MAX_COMPARED_TESTS = 200_000
-_EXECUTED = (Outcome.PASSED, Outcome.FAILURE, Outcome.ERROR)
+__all__ = ["MAX_COMPARED_TESTS", "compare_test_sets"]
+
 _BASELINE_CONCLUSIONS = frozenset({"success", "failure"})
-
-
-def _outcomes(files: Sequence[JUnitFile]) -> tuple[dict[str, Outcome], bool]:
-    """identity -> best outcome over files (executed beats skipped), and whether complete."""
-    found: dict[str, Outcome] = {}
-    complete = True
-    for file in files:
-        complete = complete and file.identities_complete and file.identities is not None
-        for key, outcome in (file.identities or {}).items():
-            before = found.get(key)
-            if before is None or (before is Outcome.SKIPPED and outcome in _EXECUTED):
-                found[key] = outcome
-    return found, complete
 
 
 def _baseline(api: GitHubApi, workflow: str, base_ref: str) -> WorkflowRun | None:
@@ -79,19 +66,6 @@ def compare_test_sets(
                     workflow, baseline, comparable=False, note=f"the base branch's"
                     f" {run_label(baseline)} cannot be compared: {why}"))
                 continue
-            read = tuple((f"baseline {f.path}", f.sha256) for f in base_files)
-            base, base_complete = _outcomes(base_files)
-            head, head_complete = _outcomes(head_files)
-            if not (base_complete and head_complete):
-                results.append(TestSetComparison(
-                    workflow, baseline, comparable=False,
-                    note=f"more than {cap} tests in one file: the test sets of the head and"
-                    f" {run_label(baseline)} were not compared", inputs=read))
-                continue
-            removed = tuple(
-                RemovedTest(key, outcome, head.get(key))
-                for key, outcome in sorted(base.items())
-                if outcome in _EXECUTED and head.get(key) not in _EXECUTED
-            )
-            results.append(TestSetComparison(workflow, baseline, removed, inputs=read))
+            results.append(compare(workflow, base_files, head_files, baseline=baseline,
+                                   cap=cap))
     return results

@@ -299,7 +299,7 @@ def _decide_one(
                 facts.deployments, facts.trust.deployment_creators)), probe_io))
     decision = run(loaded, policy, collectors, clock)
     verdict, ci = decision.verdict, decision.observed
-    if ci.pull is None:
+    if ci.pull is None or ci.pull.arrival is None:
         raise CouldNotDecide("GitHub's collector recorded no arrival for the head")
     record = completed_record(loaded.document.raw, verdict)
     record["x-claim-gate-notes"] = list(ci.notes)

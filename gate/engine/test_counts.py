@@ -1,0 +1,113 @@
+"""What a `test_run` says is the gate's reading of its counts, never the record's own word.
+
+A record's `expected` is written by whoever wrote the record, so it cannot decide whether the
+run passed: a run whose counts show failures or errors contradicts the claim whatever its
+`expected` says (`{"failures": 3}` is not a pass), a "test run" without integer `tests` and
+`failures` is no test run, one that executed nothing is absence, one whose session stopped
+early (exit status 2-4) did not run every test, and one whose selection narrowed the suite
+(`x-selection`: -k, -m, --deselect, --lf, --sw; `x-test-paths` naming single tests) is not the
+suite's result. These rules apply to every producer: the pytest plugin, any other record,
+and the JUnit files the gate read itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from gate.claim.model import JSON, CheckType, Evidence
+from gate.engine.results import Problem
+
+NO_TESTS = "no_tests"
+INCOMPLETE_RUN = "incomplete_run"
+NO_TEST_COUNTS = "no_test_counts"
+NARROWED_SELECTION = "narrowed_selection"
+
+#: Where the pytest plugin records what narrowed the run, and the paths it was given.
+SELECTION_FIELD = "x-selection"
+TEST_PATHS_FIELD = "x-test-paths"
+
+#: pytest exit codes of a session that did not run its tests to the end: interrupted,
+#: internal error, usage error. Other runners that report an exit status use the same small
+#: numbers for the same troubles, and none uses them for "all ran".
+_INCOMPLETE_EXIT = {2: "was interrupted", 3: "hit an internal error", 4: "was misused"}
+#: Counts that say a test did not pass.
+_FAILING_KEYS = ("failures", "errors")
+#: Selection options that only reorder the suite (`--ff` runs every test, failed first).
+_REORDERING = frozenset({"failedfirst"})
+
+
+def _count(value: JSON | None) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def count_problem(evidence: Evidence) -> Problem | None:
+    """Why this test_run's own counts or selection say it is not a run of the suite."""
+    if evidence.check_type is not CheckType.TEST_RUN:
+        return None
+    observed = evidence.observed_value
+    if not isinstance(observed, dict) or _count(observed.get("tests")) is None \
+            or _count(observed.get("failures")) is None:
+        return Problem(
+            NO_TEST_COUNTS,
+            "the test_run has no test counts (integer `tests` and `failures` in its observed"
+            " value): a run that does not say what ran and what failed is no test run",
+        )
+    tests = _count(observed.get("tests")) or 0
+    skipped = _count(observed.get("skipped")) or 0
+    if tests - skipped <= 0:
+        return Problem(
+            NO_TESTS,
+            f"the test run executed no test ({tests} collected, {skipped} skipped): absence is"
+            " unverified, never a pass",
+        )
+    status = _count(observed.get("exit_status"))
+    if status is not None and status in _INCOMPLETE_EXIT:
+        return Problem(
+            INCOMPLETE_RUN,
+            f"the test session {_INCOMPLETE_EXIT[status]} (exit status {status}), so not"
+            " every test ran; run the whole suite again",
+        )
+    return narrowed(evidence.extensions)
+
+
+def narrowed(extensions: Mapping[str, JSON]) -> Problem | None:
+    """A run whose selection left tests out is a subset, never the suite's result."""
+    selection = extensions.get(SELECTION_FIELD)
+    narrowing = sorted(
+        key for key, value in selection.items() if value and key not in _REORDERING
+    ) if isinstance(selection, dict) else []
+    paths = extensions.get(TEST_PATHS_FIELD)
+    single = [p for p in paths if isinstance(p, str) and "::" in p] \
+        if isinstance(paths, list) else []
+    if not narrowing and not single:
+        return None
+    what = [f"{key}={selection[key]!r}" for key in narrowing if isinstance(selection, dict)]
+    what += [f"test id {p!r}" for p in single[:3]]
+    return Problem(
+        NARROWED_SELECTION,
+        f"the run was narrowed ({', '.join(what)}), so it is a subset of the suite, not its"
+        " result; run the whole suite without -k, -m, --deselect, --lf or test ids (in the"
+        " command line or in addopts)",
+    )
+
+
+def count_contradictions(evidence: Evidence) -> tuple[str, ...]:
+    """Failures and errors in a test_run's own counts, where its `expected` does not already
+    say they contradict: a failing run contradicts the claim whatever `expected` says."""
+    observed = evidence.observed_value
+    if evidence.check_type is not CheckType.TEST_RUN or not isinstance(observed, dict):
+        return ()
+    expected = evidence.expected if isinstance(evidence.expected, dict) else {}
+    found = []
+    for key in _FAILING_KEYS:
+        count = _count(observed.get(key)) or 0
+        if count > 0 and _count(expected.get(key)) != 0:
+            found.append(
+                f"{key}: the run's own counts show {count} (a test run passes only with none,"
+                f" whatever its expected {_shown(expected.get(key))} says)"
+            )
+    return tuple(found)
+
+
+def _shown(value: JSON | None) -> str:
+    return "(none)" if value is None else repr(value)

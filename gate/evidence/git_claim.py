@@ -1,0 +1,137 @@
+"""The claim as committed at the head, read from git (`verify --head-sha`).
+
+The tests run the agent's code with full power in the test job: a conftest can rewrite
+`.claim.json` after the run, so the workspace file is the agent's last word, not the one
+under review. The gate reads the claim's bytes from the commit (`git cat-file blob
+SHA:PATH`, what `git show SHA:PATH` prints for a file, with no filter or textconv) and
+the caller refuses a workspace file whose bytes differ. "Could not read" is never "no
+claim": only a path the commit's tree lacks is absent.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from gate.claim.errors import InvalidInput
+from gate.claim.jsondoc import read_capped
+from gate.claim.loader import LoadedClaim, parse_claim_bytes
+from gate.evidence.git_diff import GitDiffError, toplevel
+from gate.evidence.git_probe import GitRunner, run_git
+
+#: git's mode for a regular file (executable or not) in a tree.
+_REGULAR_MODES = (b"100644", b"100755")
+
+
+@dataclass(frozen=True)
+class CommittedClaim:
+    """Where the claim lives in the repository, and its bytes at the commit (None: absent)."""
+
+    path: str
+    commit: str
+    data: bytes | None
+
+    @property
+    def label(self) -> str:
+        return f"{self.path}@{self.commit[:12]}"
+
+
+def _in_repository(repo: Path, claim: Path, run: GitRunner) -> tuple[Path, str]:
+    try:
+        top = toplevel(repo, run)
+    except GitDiffError as exc:
+        raise InvalidInput(str(repo), None, f"--repo is not a git working tree: {exc}",
+                           "run the gate in a clone of the repository, or pass --repo DIR"
+                           ) from None
+    # The parent resolved, not the file: a symlinked checkout path still names the file.
+    base = Path(os.path.realpath(repo / claim.parent)) / claim.name
+    try:
+        inside = base.relative_to(Path(os.path.realpath(top)))
+    except ValueError:
+        raise InvalidInput(str(claim), None, f"the claim is outside the repository {top}",
+                           "name the claim file inside the clone given by --repo") from None
+    return top, inside.as_posix()
+
+
+def read_committed_claim(repo: Path, claim: Path, commit: str,
+                         run: GitRunner = run_git) -> CommittedClaim:
+    """The claim's bytes at `commit`; InvalidInput if the commit is not in the clone or the
+    path is not a regular file there."""
+    top, path = _in_repository(repo, claim, run)
+    try:
+        run(["cat-file", "-e", f"{commit}^{{commit}}"], top)
+    except (OSError, subprocess.SubprocessError):
+        raise InvalidInput(
+            commit, None, f"--head-sha names no commit in {top}",
+            "check out (or fetch) the commit under review in the gate's clone",
+        ) from None
+    try:
+        listing = run(["ls-tree", "-z", "--full-tree", commit, "--", path], top)
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise InvalidInput(str(top), None, f"git ls-tree failed: {exc}") from None
+    if not listing:
+        return CommittedClaim(path, commit, None)
+    mode = listing.split(b" ", 1)[0]
+    if mode not in _REGULAR_MODES:
+        raise InvalidInput(f"{path}@{commit[:12]}", None,
+                           f"the claim is not a regular file in the commit (mode {mode!r})",
+                           "commit the claim as a plain file")
+    try:
+        data = run(["cat-file", "blob", f"{commit}:{path}"], top)
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise InvalidInput(f"{path}@{commit[:12]}", None, f"git cannot read it: {exc}") from None
+    return CommittedClaim(path, commit, data)
+
+
+def _workspace_bytes(claim: Path, max_bytes: int) -> bytes | None:
+    if not claim.exists() and not claim.is_symlink():
+        return None
+    return read_capped(claim, max_bytes, "claim")
+
+
+def _holding_repository(claim: Path, run: GitRunner) -> Path | None:
+    """The working tree the claim's directory is in, if any."""
+    directory = claim.parent
+    while not directory.is_dir() and directory != directory.parent:
+        directory = directory.parent
+    try:
+        return toplevel(directory, run)
+    except GitDiffError:
+        return None
+
+
+def load_claim_at(claim: Path, max_bytes: int, head_sha: str | None,
+                  repo: Path | None = None, run: GitRunner = run_git) -> LoadedClaim | None:
+    """The claim under review, or None when there is none.
+
+    Without a head commit: the workspace file. With one: the file as committed at that
+    commit in `repo` (default: the working tree holding the claim), and a workspace file
+    whose bytes differ is refused (InvalidInput naming both): the tests ran the agent's
+    code, which may have rewritten it after the run. A claim in no working tree (and no
+    `repo` named) was committed nowhere the gate can see: it is read as a file."""
+    workspace = _workspace_bytes(claim, max_bytes)
+    if repo is None and head_sha is not None:
+        repo = _holding_repository(claim, run)
+    if head_sha is None or repo is None:
+        return None if workspace is None else parse_claim_bytes(workspace, str(claim))
+    committed = read_committed_claim(repo, claim, head_sha, run)
+    if committed.data is not None and len(committed.data) > max_bytes:
+        raise InvalidInput(committed.label, None,
+                           f"the claim is over the {max_bytes}-byte limit",
+                           "shrink it, or raise the limit on purpose")
+    if workspace is not None and workspace != committed.data:
+        state = "is not in" if committed.data is None else "differs from the one committed in"
+        raise InvalidInput(
+            str(claim), None,
+            f"the claim in the workspace {state} {committed.label}: the gate reads the"
+            " claim as committed, and something changed this file after the commit (the"
+            " tests run the change's own code)",
+            "run the gate from a fresh checkout of the head commit, with only the test"
+            " job's artifacts",
+        )
+    if committed.data is None:
+        return None
+    # Named as the operator named it: the bytes are the commit's, and equal the file's.
+    return parse_claim_bytes(committed.data, str(claim))
