@@ -56,16 +56,16 @@ def test_the_honest_facts_verify() -> None:
 
 
 def test_a_failed_run_refutes_when_its_tests_fail_but_never_supports() -> None:
-    failing = _ci_item("failure", expected={"failures": 0}, observed={"failures": 2})
+    failing = _ci_item("failure", expected={"failures": 0}, observed={"tests": 5, "failures": 2})
     assert _decide(Facts((failing,), _pull())).state is VerdictState.REFUTED
-    passing = _ci_item("failure", expected={"failures": 0}, observed={"failures": 0})
+    passing = _ci_item("failure", expected={"failures": 0}, observed={"tests": 5, "failures": 0})
     verdict = _decide(Facts((passing,), _pull()))
     assert verdict.state is VerdictState.UNVERIFIED
     assert "run_not_successful" in _codes(verdict)
 
 
 def test_a_run_made_for_another_base_neither_supports_nor_refutes() -> None:
-    failing = _ci_item(base="copilot/base", expected={"failures": 0}, observed={"failures": 2})
+    failing = _ci_item(base="copilot/base", expected={"failures": 0}, observed={"tests": 5, "failures": 2})
     verdict = _decide(Facts((failing,), _pull()))
     assert verdict.state is VerdictState.UNVERIFIED
     assert "other_base" in _codes(verdict)
