@@ -65,7 +65,8 @@ def test_a_failed_run_refutes_when_its_tests_fail_but_never_supports() -> None:
 
 
 def test_a_run_made_for_another_base_neither_supports_nor_refutes() -> None:
-    failing = _ci_item(base="copilot/base", expected={"failures": 0}, observed={"tests": 5, "failures": 2})
+    failing = _ci_item(base="copilot/base", expected={"failures": 0},
+                       observed={"tests": 5, "failures": 2})
     verdict = _decide(Facts((failing,), _pull()))
     assert verdict.state is VerdictState.UNVERIFIED
     assert "other_base" in _codes(verdict)
