@@ -172,7 +172,8 @@ def with_git_sources(collectors: list[Collector], options: VerifyOptions) -> lis
             c if isinstance(c, Probes) else MadeByTheTestJob(c) for c in collectors
         ]
         head = options.head_sha or "HEAD"
-        collectors.append(BranchChanges(options.repo or Path(), options.diff_base, head))
+        collectors.append(BranchChanges(options.repo or Path(), options.diff_base, head,
+                                        options.claim))
     if options.base_junit:
         if not options.junit:
             raise UsageError("--base-junit needs --junit: the head's report to compare with")

@@ -9,7 +9,7 @@ import json
 import shutil
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,6 +23,13 @@ CALC = "def add(a, b):\n    return a + b\n\ndef sub(a, b):\n    return a - b\n"
 TESTS = ("from calc import add, sub\n\ndef test_add():\n    assert add(2, 3) == 5\n\n"
          "def test_sub():\n    assert sub(3, 2) == 1\n")
 CLAIM_PATH = ".claim.json"
+
+
+def edits(paths: Iterable[str]) -> list[dict[str, Any]]:
+    """The honest agent's mutations: one file_edit per file its change touches."""
+    now = datetime.now(UTC).isoformat().replace("+00:00", "Z")
+    return [{"id": f"m{n}", "kind": "file_edit", "target": path, "at": now}
+            for n, path in enumerate(sorted(paths), start=1)]
 
 
 def claim_text(mutations: list[dict[str, Any]] | None = None) -> str:

@@ -26,7 +26,7 @@ import pytest
 import yaml
 
 from tests.gitrepo import COMMIT_VARIABLES, commit_all, git, git_env
-from tests.other_ci_support import CALC, Pipeline, claim_text, new_pipeline
+from tests.other_ci_support import CALC, Pipeline, claim_text, edits, new_pipeline
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "other-ci.md"
 END = "\n## The base branch's report"
@@ -136,8 +136,9 @@ def _pipeline(name: str, root: Path, author: str, stale: bool = False,
     recipe = RECIPES[name]
     tests, gate = _jobs(name)
     pipeline: Pipeline = new_pipeline(root)
+    claimed = claim_text(edits(["calc.py", "NOTES.md"]))
     pipeline.branch({"calc.py": CALC.replace("a + b", "float(a) + float(b)")},
-                    claim_text() if claim else None)
+                    claimed if claim else None)
     (pipeline.work / "NOTES.md").write_text("follow-up\n")
     pipeline.head = commit_all(pipeline.work, "a second commit")
     # Stale: the variable names the branch's first commit (the same claim), not the one tested.

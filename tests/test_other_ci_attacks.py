@@ -19,6 +19,7 @@ from tests.other_ci_support import (
     TESTS,
     Pipeline,
     claim_text,
+    edits,
     new_pipeline,
     outcome,
 )
@@ -36,6 +37,7 @@ class Case:
     after: Callable[[Pipeline], None] | None = None
     exit_code: int = 1
     codes: frozenset[str] = field(default_factory=frozenset)
+    claimed: tuple[str, ...] = ()  # the files the claim names (default: every changed one)
 
 
 def _handwritten(pipeline: Pipeline, observed: Mapping[str, object], expected: object,
@@ -85,6 +87,19 @@ CASES: dict[str, Case] = {
     "hand-written failing record, lenient expected": Case(
         HONEST, after=lambda p: _handwritten(p, {"tests": 2, "failures": 1}, {"failures": 1}),
         exit_code=2, codes=frozenset({"contradicted"})),
+    "a changed file the claim leaves out": Case(
+        {**HONEST, "notes.txt": "later\n"}, claimed=("calc.py",),
+        codes=frozenset({"unclaimed_change"})),
+    "a claimed file the change does not touch": Case(
+        HONEST, claimed=("calc.py", "billing.py"), codes=frozenset({"not_in_diff"})),
+    "control: a rename claimed by both its paths": Case(
+        {"calc.py": None, "calc2.py": FLOAT_CALC, "test_calc.py": TESTS.replace(
+            "from calc import", "from calc2 import")},
+        claimed=("calc.py", "calc2.py", "test_calc.py"), exit_code=0),
+    "a rename claimed by its new path only": Case(
+        {"calc.py": None, "calc2.py": FLOAT_CALC, "test_calc.py": TESTS.replace(
+            "from calc import", "from calc2 import")},
+        claimed=("calc2.py", "test_calc.py"), codes=frozenset({"unclaimed_change"})),
     "control: hand-written passing record": Case(
         HONEST, after=lambda p: _handwritten(p, {"tests": 2, "failures": 0}, None), exit_code=0),
 }
@@ -94,7 +109,7 @@ CASES: dict[str, Case] = {
 def test_attack_beside_its_control(name: str, tmp_path: Path) -> None:
     case = CASES[name]
     pipeline = new_pipeline(tmp_path)
-    pipeline.branch(case.files, claim_text())
+    pipeline.branch(case.files, claim_text(edits(case.claimed or case.files)))
     pipeline.test_job(*case.run)
     if case.after is not None:
         case.after(pipeline)
@@ -110,7 +125,7 @@ def test_attack_beside_its_control(name: str, tmp_path: Path) -> None:
 
 def test_a_claim_rewritten_after_the_run_is_refused(tmp_path: Path) -> None:
     pipeline = new_pipeline(tmp_path)
-    pipeline.branch(HONEST, claim_text())
+    pipeline.branch(HONEST, claim_text(edits(HONEST)))
     pipeline.test_job()
     assert outcome(pipeline.gate_job(workspace=True)) == (0, set())  # control
     rewritten = claim_text([{"id": "m1", "kind": "commit", "target": "other", "at": _now()}])
@@ -136,7 +151,7 @@ def test_a_claim_the_commit_lacks_is_refused(tmp_path: Path) -> None:
 
 def test_a_test_run_covering_a_state_write_leaves_it_unmet(tmp_path: Path) -> None:
     now = _now()
-    code = {"id": "m1", "kind": "commit", "target": "agent", "at": now}
+    code = {"id": "m1", "kind": "file_edit", "target": "calc.py", "at": now}
     write = {"id": "w1", "kind": "state_write", "target": "accounts/1", "at": now}
     passing = {"tests": 2, "failures": 0}
     pipeline = new_pipeline(tmp_path)

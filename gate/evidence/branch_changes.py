@@ -1,47 +1,79 @@
-"""The branch's changes from git, for the producer-modified rule on the command line.
+"""The branch's changes from git, for the rules that read a change's files on the command line.
 
 On GitHub the PR's file list tells the engine whether the change edited the workflow or the
-test set-up that produced its evidence (`gate/engine/provenance.py`). Any other CI has the
-same question and git has the answer: `verify --diff-base REF` reads `git diff
-REF...HEAD` (`git_diff.changed_files`), and the engine judges every test run made by the
-test job against the same evidence chain as the Action (`TrustPolicy.chain`). There is no
-push to arrive here, so the observation carries no arrival: each run binds itself to the
-commit it tested (`--head-sha`).
+test set-up that produced its evidence (`gate/engine/provenance.py`), and whether the claim
+names every changed file and only changed files (`gate/engine/diff_coverage.py`). Any other
+CI has the same questions and git has the answer: `verify --diff-base REF` reads `git diff
+REF...HEAD` (`git_diff.changed_files`), and the engine judges both against the same policy
+as the Action. There is no push to arrive here, so the observation carries no arrival: each
+run binds itself to the commit it tested (`--head-sha`).
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from gate.claim.changed_paths import ChangedPaths
+from gate.claim.diff_facts import ChangedPath, ChangeStatus
 from gate.claim.errors import InvalidInput
 from gate.claim.facts import EvidenceItem, Producer
-from gate.claim.github_facts import PullChanges, PullObservation
+from gate.claim.github_facts import ChangedFile, PullChanges, PullObservation
 from gate.claim.loader import LoadedClaim
 from gate.claim.model import CheckType
 from gate.claim.policy import Policy
-from gate.evidence.git_diff import GitDiffError, changed_files
+from gate.evidence.git_diff import GitDiffError, changed_in, resolve_range
 from gate.evidence.interface import Collected, Collector
 
 
 @dataclass(frozen=True)
 class BranchChanges:
-    """`git diff BASE...HEAD` in `repo` as the engine's change observation."""
+    """`git diff BASE...HEAD` in `repo` as the engine's change observation: the paths for
+    the producer rule, and the file list (with the claim file, which needs no mutation of
+    its own) for the claim-matches-diff rule."""
 
     repo: Path
     base: str
     head: str = "HEAD"
+    claim: Path | None = None
 
     def collect(self, loaded: LoadedClaim, policy: Policy) -> Collected:
         try:
-            changes = changed_files(self.repo, self.base, self.head)
+            resolved = resolve_range(self.repo, self.base, self.head)
+            changes = changed_in(resolved)
         except GitDiffError as exc:
             raise InvalidInput(f"--diff-base {self.base}", None, str(exc)) from None
         paths = frozenset(p for change in changes for p in change.paths)
         observed = PullObservation(PullChanges(paths, complete=True), arrival=None)
-        note = f"git diff {self.base}...{self.head[:12]}: {len(paths)} path(s) changed"
-        return Collected(pull=observed, notes=(note,))
+        source = f"git diff {self.base}...{self.head[:12]}"
+        claim_file = _inside(self.claim, self.repo, resolved.toplevel)
+        changed = ChangedPaths.of([_as_file(c) for c in changes], None, source,
+                                  () if claim_file is None else (claim_file,))
+        note = f"{source}: {len(paths)} path(s) changed"
+        return Collected(pull=observed, notes=(note,), changed=changed)
+
+
+def _as_file(change: ChangedPath) -> ChangedFile:
+    """git's entry in the shape of a PR's file: only a rename's source is a changed path."""
+    renamed = change.status is ChangeStatus.RENAMED
+    return ChangedFile(change.path, change.status.name.lower(),
+                       change.old_path if renamed else None)
+
+
+def _inside(claim: Path | None, repo: Path, top: Path) -> str | None:
+    """The claim's path in the repository (as the diff names files), if it is in it.
+
+    A relative claim path is read against `repo`, as the committed claim is
+    (`git_claim.read_committed_claim`)."""
+    if claim is None:
+        return None
+    where = Path(os.path.realpath(repo / claim.parent)) / claim.name
+    try:
+        return where.relative_to(Path(os.path.realpath(top))).as_posix()
+    except ValueError:
+        return None
 
 
 @dataclass(frozen=True)

@@ -18,9 +18,10 @@ def add_git_arguments(verify: argparse.ArgumentParser) -> None:
     )
     verify.add_argument(
         "--diff-base", metavar="REF",
-        help="the branch the change forked from: test runs whose set-up (CI config, test"
-        " configuration, conftest.py...) the change edits, by `git diff REF...HEAD` against"
-        " the policy's evidence_chain, do not count (producer_modified)",
+        help="the branch the change forked from: `git diff REF...HEAD` is the change's file"
+        " list, so every changed file must be claimed and every claimed file changed"
+        " (unclaimed_change, not_in_diff), and test runs whose set-up (CI config, test"
+        " configuration, conftest.py...) the change edits do not count (producer_modified)",
     )
     verify.add_argument(
         "--base-junit", action="append", default=[], metavar="PATH_OR_GLOB",
