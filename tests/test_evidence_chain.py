@@ -18,10 +18,13 @@ SHAPERS = [
     "a/b/c/conftest.py", "jest.config.js", "web/jest.config.ts", "vitest.config.mts",
     "web/vitest.config.ts", ".mocharc.yml", "web/.mocharc.json", ".github/actions/test/action.yml",
     ".github/workflows/ci.yml", "tests/sitecustomize.py", "pom.xml", "build.gradle.kts",
+    ".gitlab-ci.yml", ".gitlab/ci/test.yml", "Jenkinsfile", "ci/Jenkinsfile",
+    ".circleci/config.yml", ".buildkite/pipeline.yml", "azure-pipelines.yml",
+    "bitbucket-pipelines.yml", ".travis.yml", ".drone.yml", ".woodpecker/test.yml",
 ]
 #: Ordinary code and tests: not the chain (the gate judges those by the evidence).
 ORDINARY = ["app/parser.py", "tests/test_parser.py", "README.md", "src/index.ts",
-            "web/src/app.test.ts", "docs/package.md"]
+            "web/src/app.test.ts", "docs/package.md", ".gitlab/issue_templates/bug.md"]
 
 
 @pytest.mark.parametrize("path", SHAPERS)

@@ -72,6 +72,9 @@ CASES: dict[str, Case] = {
         {**HONEST, ".gitlab-ci.yml": "tests: {script: [true]}\n"},
         policy=OWNER_CHAIN,
         codes=frozenset({"producer_modified"})),
+    "the CI's own pipeline file on the diff (default chain)": Case(
+        {**HONEST, "Jenkinsfile": "pipeline { agent any }\n"},
+        codes=frozenset({"producer_modified"})),
     "control: the same file, not in the owner's chain": Case(
         {**HONEST, "notes.txt": "tests: {script: [true]}\n"},
         policy=OWNER_CHAIN, exit_code=0),

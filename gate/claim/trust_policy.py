@@ -36,8 +36,12 @@ SECTIONS = frozenset({EVIDENCE_CHAIN, TRUSTED_WORKFLOWS, REMOVED_TESTS, DEPLOYME
 #: sitecustomize.py can mark every test passed). `**/` covers any depth below the root;
 #: policy can add to it (`evidence_chain.extra_paths`). One list for every face.
 DEFAULT_CHAIN: tuple[str, ...] = (
-    # CI
+    # CI: GitHub's, and the other CIs' that read their pipeline from the change itself
+    # (docs/other-ci.md), so the same gate job sees an agent's edit to its own test job
     ".github/workflows/**", ".github/actions/**",
+    ".gitlab-ci.yml", ".gitlab/ci/**", "Jenkinsfile", "**/Jenkinsfile", ".circleci/**",
+    ".buildkite/**", "azure-pipelines.yml", ".azure-pipelines/**", "bitbucket-pipelines.yml",
+    ".travis.yml", ".drone.yml", ".woodpecker.yml", ".woodpecker/**",
     # test commands
     "package.json", "**/package.json", "Makefile", "**/Makefile", "makefile", "GNUmakefile",
     "*.mk", "**/*.mk", "justfile", "Justfile", "Taskfile.yml", "Taskfile.yaml",
