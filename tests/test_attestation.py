@@ -25,12 +25,10 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519
 from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
 from google.protobuf import json_format
-from in_toto_attestation.predicates.vsa.v1 import vsa_pb2
-from in_toto_attestation.v1 import statement_pb2
-from in_toto_attestation.v1.statement import Statement
 
 from gate.faces.cli import main
 from gate.faces.dsse import pae
+from tests.attestation_support import validate_in_toto
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "claim.json"
@@ -39,17 +37,6 @@ NOW = "2026-08-27T18:04:10Z"
 DECIDED = datetime(2026, 8, 27, 18, 4, 10, tzinfo=UTC)
 SHA = "0123456789abcdef0123456789abcdef01234567"
 OTHER_SHA = "fedcba9876543210fedcba9876543210fedcba98"
-
-
-def validate_in_toto(statement: dict[str, Any]) -> None:
-    """The framework's definitions: the Statement v1 message (strict: unknown top-level keys
-    fail) and its validate(); the predicate as the VSA v1 message, strict, less the `x-`
-    extensions and `verifier.version` (a SLSA VSA v1 field the framework's proto lacks)."""
-    parsed = json_format.ParseDict(statement, statement_pb2.Statement())
-    Statement.copy_from_pb(parsed).validate()
-    predicate = {k: v for k, v in statement["predicate"].items() if not k.startswith("x-")}
-    predicate["verifier"] = {k: v for k, v in predicate["verifier"].items() if k != "version"}
-    json_format.ParseDict(predicate, vsa_pb2.VerificationSummary())
 
 
 def run(*argv: str | Path, now: datetime = DECIDED + timedelta(minutes=10)
