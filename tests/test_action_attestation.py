@@ -38,7 +38,7 @@ def test_a_verified_pr_writes_a_passed_statement_for_its_head(
     assert result.code == 0
     statement = _statement(files.workspace, files.outputs()["attestation"])
     validate_in_toto(statement)
-    record = json.loads(Path(files.outputs()["claim-json"]).read_text("utf-8"))
+    record = json.loads((files.workspace / files.outputs()["claim-json"]).read_text("utf-8"))
     commit, claim_file = statement["subject"]
     assert commit["digest"] == {"gitCommit": s.head.sha}
     assert claim_file["digest"] == {"sha256": hashlib.sha256(claim.encode()).hexdigest()}

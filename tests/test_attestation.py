@@ -29,6 +29,7 @@ from google.protobuf import json_format
 from gate.faces.cli import main
 from gate.faces.dsse import pae
 from tests.attestation_support import validate_in_toto
+from tests.gitrepo import commit_all, init_repo
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "claim.json"
@@ -59,10 +60,19 @@ def write_keys(folder: Path, kind: str = "p256") -> tuple[Path, Path]:
     return private, public
 
 
+def outside_git(tmp_path: Path) -> Path:
+    """The example claim copied outside any clone: with --head-sha, a claim in a working tree
+    is read as committed at that commit, and these tests' SHA is made up."""
+    copied = tmp_path / "unversioned" / "claim.json"
+    copied.parent.mkdir(exist_ok=True)
+    copied.write_bytes(EXAMPLE.read_bytes())
+    return copied
+
+
 def attest(tmp_path: Path, *extra: str | Path, trust: bool = True, name: str = "out.json"
            ) -> tuple[int, Path]:
     out = tmp_path / name
-    code, _, err = run("verify", EXAMPLE, *(TRUST if trust else []), "--now", NOW,
+    code, _, err = run("verify", outside_git(tmp_path), *(TRUST if trust else []), "--now", NOW,
                        "--head-sha", SHA, "--attestation", out, *extra)
     assert out.exists(), err
     return code, out
@@ -123,6 +133,49 @@ def test_the_claim_digest_is_of_the_bytes_as_read(tmp_path: Path) -> None:
     assert claim_subject["digest"]["sha256"] != hashlib.sha256(EXAMPLE.read_bytes()).hexdigest()
 
 
+def test_a_committed_claim_is_attested_as_committed_at_the_head(tmp_path: Path) -> None:
+    """In a clone, --head-sha reads the claim from that commit: the statement's subjects are
+    that real commit and the committed bytes."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    init_repo(repo)
+    (repo / ".claim.json").write_bytes(EXAMPLE.read_bytes())
+    head = commit_all(repo, "claim")
+    out = tmp_path / "a.json"
+    code, _, err = run("verify", repo / ".claim.json", *TRUST, "--now", NOW, "--head-sha", head,
+                       "--attestation", out)
+    assert code == 0, err
+    statement = statement_of(out)
+    validate_in_toto(statement)
+    assert statement["subject"][0]["digest"] == {"gitCommit": head}
+    assert statement["subject"][1]["digest"] == {
+        "sha256": hashlib.sha256(EXAMPLE.read_bytes()).hexdigest()}
+
+
+def test_a_required_claim_that_is_missing_is_a_failed_statement_naming_the_commit(
+    tmp_path: Path,
+) -> None:
+    """--require-claim with no claim decides nothing: the statement still says FAILED for the
+    commit, so a deploy gate reads a refusal, not a missing file."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    init_repo(repo)
+    (repo / "README").write_text("no claim here\n")
+    head = commit_all(repo, "work")
+    out = tmp_path / "a.json"
+    code, _, err = run("verify", repo / ".claim.json", "--require-claim", "--now", NOW,
+                       "--head-sha", head, "--attestation", out)
+    assert code == 1, err
+    statement = statement_of(out)
+    validate_in_toto(statement)
+    assert statement["subject"] == [{"name": f"git-commit:{head}",
+                                     "digest": {"gitCommit": head}}]
+    assert statement["predicate"]["verificationResult"] == "FAILED"
+    assert statement["predicate"]["timeVerified"] == NOW
+    code, _, err = run("attestation", "verify", out, "--commit", head, "--allow-unsigned")
+    assert code == 1, err
+
+
 def test_evidence_files_are_input_attestations_with_digests(tmp_path: Path) -> None:
     raw = json.loads(EXAMPLE.read_text("utf-8"))
     evidence = tmp_path / "evidence.json"
@@ -166,11 +219,11 @@ def test_attestation_without_head_sha_is_refused_before_deciding(tmp_path: Path)
 def test_a_bad_signing_key_is_invalid_input(tmp_path: Path) -> None:
     key = tmp_path / "k.pem"
     key.write_text("-----BEGIN PRIVATE KEY-----\nnot a key\n-----END PRIVATE KEY-----\n")
-    code, _, err = run("verify", EXAMPLE, *TRUST, "--now", NOW, "--head-sha", SHA,
+    code, _, err = run("verify", outside_git(tmp_path), *TRUST, "--now", NOW, "--head-sha", SHA,
                        "--attestation", tmp_path / "a.json", "--signing-key", key)
     assert code == 3
     assert "k.pem" in err
-    code, _, err = run("verify", EXAMPLE, *TRUST, "--now", NOW, "--head-sha", SHA,
+    code, _, err = run("verify", outside_git(tmp_path), *TRUST, "--now", NOW, "--head-sha", SHA,
                        "--signing-key", key)
     assert code == 3
     assert "--attestation" in err
@@ -219,7 +272,7 @@ def test_end_to_end_through_the_command(tmp_path: Path) -> None:
         return subprocess.run([sys.executable, "-m", "gate", *map(str, argv)], cwd=ROOT,
                               capture_output=True, text=True, check=False)
 
-    made = gate("verify", EXAMPLE, *TRUST, "--now", NOW, "--head-sha", SHA,
+    made = gate("verify", outside_git(tmp_path), *TRUST, "--now", NOW, "--head-sha", SHA,
                 "--attestation", out, "--signing-key", private)
     assert made.returncode == 0, made.stderr
     checked = gate("attestation", "verify", out, "--commit", SHA, "--key", public)
