@@ -112,6 +112,7 @@ class VerifyResult:
     loaded: LoadedClaim
     verdict: Verdict
     output: str
+    inputs: tuple[tuple[str, str], ...] = ()  # (what, sha256) of each evidence file read
 
     @property
     def exit_code(self) -> ExitCode:
@@ -216,4 +217,4 @@ def verify_loaded(
     decision = run(loaded, policy, collectors, clock)
     given = RenderInput(loaded, decision.verdict, junit=decision.observed.junit)
     output = render(options.format, given)
-    return VerifyResult(loaded, decision.verdict, output)
+    return VerifyResult(loaded, decision.verdict, output, decision.observed.inputs)

@@ -117,7 +117,7 @@ def test_every_command_is_real(name: str, language: str, command: str) -> None:
             pytest.skip(PENDING[words[1]])
         assert words[1] in subcommands, f"{name}: no subcommand {words[1]!r}: {command}"
         path = [words[1]]
-        if words[1] == "claim" and len(words) > 2:  # claim has subcommands of its own
+        if words[1] in ("claim", "attestation") and len(words) > 2:  # they have subcommands
             path.append(words[2])
         options = set(re.findall(r"(--[a-z][a-z-]+)", _help(*path)))
         unknown = [w.split("=")[0] for w in words[2:]

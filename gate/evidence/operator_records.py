@@ -93,9 +93,11 @@ class OperatorRecords:
 
     def collect(self, loaded: LoadedClaim, policy: Policy) -> Collected:
         items: list[EvidenceItem] = []
+        inputs: list[tuple[str, str]] = []
         claim_sha256 = loaded.document.sha256
         for path in self.paths:
             document, records = load_evidence_records(path)
+            inputs.append((f"evidence {document.source}", document.sha256))
             items.extend(
                 EvidenceItem(
                     record, Origin.OPERATOR, document.source,
@@ -104,4 +106,4 @@ class OperatorRecords:
                 )
                 for record in records
             )
-        return Collected(items=tuple(items))
+        return Collected(items=tuple(items), inputs=tuple(inputs))

@@ -20,6 +20,12 @@ from gate.claim.timefmt import TimestampError, parse_rfc3339
 from gate.claim.wording import plural
 from gate.evidence.junit import DEFAULT_MAX_JUNIT_BYTES, read_run
 from gate.evidence.probe.observe import ProbeIO
+from gate.faces.attestation_command import add_attestation_arguments, run_attestation_command
+from gate.faces.attestation_output import (
+    add_attestation_output_arguments,
+    check_attestation_arguments,
+    write_attestation,
+)
 from gate.faces.claim_command import add_claim_arguments, run_claim_command
 from gate.faces.probe_command import add_probe_arguments, probe_context, run_probe_command
 from gate.faces.scan import add_scan_arguments, run_scan
@@ -90,6 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_junit(commands)
     add_claim_arguments(commands)
     add_scan_arguments(commands)
+    add_attestation_arguments(commands)
     commands.add_parser(
         "schema", help="print the JSON Schema of completion claim v0.1",
         description="Print the JSON Schema (draft 2020-12) of completion claim v0.1.",
@@ -151,6 +158,7 @@ def _add_verify(commands: _Commands[_Parser]) -> None:
         help=f"refuse JUnit files larger than N bytes (default {DEFAULT_MAX_JUNIT_BYTES})",
     )
     add_git_arguments(verify)
+    add_attestation_output_arguments(verify)
 
 
 def _add_max_claim_bytes(command: argparse.ArgumentParser) -> None:
@@ -210,6 +218,7 @@ def _verify(
             " without --now, or write them with `claim-gate probe` and decide later with"
             " --evidence and --now"
         )
+    check_attestation_arguments(args)
     options = VerifyOptions(
         claim=args.claim,
         evidence=tuple(args.evidence),
@@ -225,7 +234,9 @@ def _verify(
         junit_max_bytes=args.junit_max_bytes,
         **git_options(args),
     )
-    result = run_verify_command(options, clock(), probe_io)
+    now = clock()
+    result = run_verify_command(options, now, probe_io)
+    write_attestation(args, result, options, now)
     if args.output is None:
         out.write(result.output)
         return int(result.exit_code)
@@ -270,6 +281,8 @@ def main(
             return int(ExitCode.VERIFIED)
         if args.command == "claim":
             return run_claim_command(args, out, clock)
+        if args.command == "attestation":
+            return run_attestation_command(args, out, err, clock)
         if args.command == "schema":
             out.write(schema_text())
             return int(ExitCode.VERIFIED)

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 from gate.claim.errors import CouldNotDecide
 from gate.evidence.github.api import CheckRunForbidden, GitHubApi
+from gate.faces.action.attestation_file import DecidedFile, action_statement, write_statement
 from gate.faces.action.inputs import RunnerContext
 from gate.faces.action.runner_files import append_summary, workflow_command, write_outputs
 from gate.report.check_run import CheckRunReport
@@ -48,12 +49,15 @@ def check_run_requests(report: CheckRunReport, completed_at: datetime) -> CheckR
 @dataclass(frozen=True)
 class Published:
     """What a run leaves besides its check runs: the verdict for the step's outputs, the
-    completed claim records (JSON text, one per claim file) and the job summary parts."""
+    completed claim records (JSON text, one per claim file), the job summary parts, and the
+    head commit with its decided claim files for the `attestation` output."""
 
     verdict: str
     unmet_count: int
     records: tuple[str, ...]
     summaries: tuple[str, ...]
+    head_sha: str = ""
+    decided: tuple[DecidedFile, ...] = ()
 
 
 class Poster(Protocol):
@@ -119,6 +123,7 @@ class ApiPoster:
                     f"{claim_json}: cannot write the completed claim: {exc}") from None
         for summary in published.summaries:
             append_summary(self.runner.summary_file, summary)
+        attestation = self._attest(published)
         write_outputs(self.runner.output_file, {
             "verdict": published.verdict,
             "unmet-count": str(published.unmet_count),
@@ -126,5 +131,14 @@ class ApiPoster:
             # the runner, and later steps start in the workspace either way.
             "claim-json": (str(claim_json.relative_to(self.runner.workspace))
                            if claim_json else ""),
+            "attestation": attestation,
         })
         return claim_json
+
+    def _attest(self, published: Published) -> str:
+        """The verdict as an in-toto statement under the workspace; its path, or "" when no
+        claim was decided."""
+        head = published.head_sha
+        uri = f"git+{self.runner.server_url.rstrip('/')}/{self.runner.repository}@{head}"
+        return write_statement(self.runner.workspace,
+                               action_statement(published.decided, head, uri))

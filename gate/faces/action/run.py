@@ -39,6 +39,7 @@ from gate.evidence.probe.collect import Probes
 from gate.evidence.probe.observe import ProbeContext, ProbeIO
 from gate.faces.action.acceptance import review_override, with_override
 from gate.faces.action.agents import AgentRule
+from gate.faces.action.attestation_file import DecidedFile
 from gate.faces.action.inputs import ActionInputs, RunnerContext
 from gate.faces.action.posting import ApiPoster, Poster, Published
 from gate.faces.action.posting import post_check_run as post_check_run  # its old home
@@ -386,7 +387,9 @@ def _finish(
     unmet = sum(len(d.verdict.unmet) for d in decided if d.verdict is not None)
     claim_json = poster.publish(Published(
         verdict_name, unmet, tuple(d.record_json for d in decided if d.record_json),
-        tuple(summaries)))
+        tuple(summaries), reports[0].head_sha if reports else "",
+        tuple(DecidedFile(d.found.label, d.found.data, d.verdict, d.record_json)
+              for d in decided)))
     verdict_exit = 0 if not_required else int(EXIT_FOR_STATE[worst_state])
     blocking = inputs.mode is Mode.ENFORCE and not not_required
     verdict_exit = 0 if not_required else int(EXIT_FOR_STATE[blocking_state])

@@ -1,0 +1,103 @@
+"""`verify --attestation FILE [--signing-key KEY.pem]`: the verdict as an in-toto statement.
+
+Written for every verdict (verified, unverified or refuted; the result says which), so a
+deploy gate reads a FAILED statement rather than guessing from a missing file. The head
+commit is a subject, so --attestation without --head-sha is refused (exit 3) before anything
+is decided: a statement that names no commit could be presented for any commit. With
+--signing-key the file is a DSSE envelope signed with that key; without, a bare statement.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from datetime import datetime
+from pathlib import Path
+
+from gate.claim.errors import CouldNotDecide, UsageError
+from gate.faces.dsse import load_private_key, sign_envelope
+from gate.pipeline import NoClaimResult, VerifyOptions, VerifyResult, choose_policy
+from gate.report.attestation import (
+    AttestationInput,
+    AttestedClaim,
+    policy_uri,
+    verification_statement,
+)
+from gate.report.record import completed_record
+
+
+def add_attestation_output_arguments(verify: argparse.ArgumentParser) -> None:
+    verify.add_argument(
+        "--attestation", type=Path, metavar="FILE",
+        help="also write the verdict as an in-toto statement (SLSA verification summary) for"
+        " the --head-sha commit and the claim file; needs --head-sha",
+    )
+    verify.add_argument(
+        "--signing-key", type=Path, metavar="KEY.pem",
+        help="sign the --attestation as a DSSE envelope with this ECDSA P-256 or Ed25519"
+        " private key (PEM)",
+    )
+    verify.add_argument(
+        "--resource-uri", metavar="URI",
+        help="the attestation's resourceUri, e.g. git+https://github.com/OWNER/REPO@SHA"
+        " (default urn:claim-gate:commit:SHA: the repository is not known here)",
+    )
+
+
+def check_attestation_arguments(args: argparse.Namespace) -> None:
+    """Refuse, before deciding, a command line that cannot write a usable attestation."""
+    if args.signing_key is not None and args.attestation is None:
+        raise UsageError("verify: --signing-key signs the --attestation file; give --attestation")
+    if args.attestation is not None and args.head_sha is None:
+        raise UsageError("verify: --attestation needs --head-sha: the statement's subject is the"
+                         " commit under review, and one naming no commit proves nothing")
+    if args.signing_key is not None:
+        load_private_key(args.signing_key)  # a bad key is exit 3 now, not after the decision
+
+
+def attestation_text(
+    args: argparse.Namespace, result: VerifyResult | NoClaimResult, options: VerifyOptions,
+    now: datetime,
+) -> str:
+    """The statement (or envelope) for this run. A required claim that is missing decides
+    nothing: the statement names the commit alone, under the policy that required the claim,
+    and says FAILED (a deploy gate must not read "no file" as anything but a refusal)."""
+    if isinstance(result, VerifyResult):
+        document, verdict = result.loaded.document, result.verdict
+        decided_at, policy = verdict.decided_at, verdict.policy
+        claims: tuple[AttestedClaim, ...] = (AttestedClaim(
+            document.source, document.sha256, verdict.state,
+            completed_record(document.raw, verdict)),)
+        inputs = result.inputs
+    else:
+        decided_at = options.now or now
+        policy = choose_policy(options.policy, options.trusted_verifiers)
+        claims, inputs = (), ()
+    given = AttestationInput(
+        head_sha=args.head_sha,
+        resource_uri=args.resource_uri or f"urn:claim-gate:commit:{args.head_sha}",
+        decided_at=decided_at,
+        policy_uri=policy_uri(policy.id),
+        policy_sha256=policy.digest,
+        claims=claims,
+        inputs=inputs,
+    )
+    statement = json.dumps(verification_statement(given), indent=2, ensure_ascii=False) + "\n"
+    if args.signing_key is None:
+        return statement
+    envelope = sign_envelope(statement.encode("utf-8"), load_private_key(args.signing_key))
+    return json.dumps(envelope, indent=2) + "\n"
+
+
+def write_attestation(
+    args: argparse.Namespace, result: VerifyResult | NoClaimResult, options: VerifyOptions,
+    now: datetime,
+) -> None:
+    if args.attestation is None:
+        return
+    text = attestation_text(args, result, options, now)
+    try:
+        args.attestation.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise CouldNotDecide(f"{args.attestation}: cannot write the attestation:"
+                             f" {exc.strerror}") from None

@@ -1,0 +1,94 @@
+"""The verdict as an in-toto Statement v1 with a SLSA verification summary (VSA v1) predicate.
+
+A deploy job, a release pipeline or an auditor asks "was this exact commit's completion claim
+verified, under which policy, by whom?"; the statement answers it in the shape the supply-chain
+tools already read. It is a file output beside the `--format` renderers, and as pure as they are:
+the decided claims in, a JSON object out. Signing is the face's (a DSSE envelope, or GitHub's
+artifact attestations); nothing here reads a key or the clock.
+
+Subjects: the head commit (`gitCommit`) and every claim file (sha256 of its bytes as read).
+`verificationResult` is `PASSED` only when every claim was decided and each is `verified`;
+anything else (unverified, refuted, a claim that could not be read) is `FAILED`.
+`verifiedLevels` is left out: the gate verifies a completion claim, not a SLSA track level, and
+the framework's VSA v1 proto types that field as a string where the SLSA page says a list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from gate import GATE_ID, __version__
+from gate.claim.model import JSON, VerdictState
+from gate.claim.timefmt import format_rfc3339
+
+STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
+VSA_PREDICATE_TYPE = "https://slsa.dev/verification_summary/v1"
+PASSED = "PASSED"
+FAILED = "FAILED"
+#: Where the completed claim objects travel inside the predicate (VSA consumers ignore `x-`).
+COMPLETED_CLAIMS_KEY = "x-claim-gate-completed-claims"
+
+
+@dataclass(frozen=True)
+class AttestedClaim:
+    """One claim file as the statement names it: its bytes' digest and what was decided."""
+
+    label: str  # how the claim is named (its file, or "PR body")
+    sha256: str  # of the file's bytes as read (LoadedClaim.document.sha256)
+    state: VerdictState | None  # None: the claim could not be read, so nothing was decided
+    record: Mapping[str, JSON] | None  # the completed claim object (report.record)
+
+
+@dataclass(frozen=True)
+class AttestationInput:
+    """Everything one statement says; `decided_at` is the decision time (`--now` if given)."""
+
+    head_sha: str
+    resource_uri: str
+    decided_at: datetime
+    policy_uri: str
+    policy_sha256: str
+    claims: tuple[AttestedClaim, ...]
+    inputs: tuple[tuple[str, str], ...] = ()  # (what, sha256) of every evidence file read
+
+
+def result_of(claims: Sequence[AttestedClaim]) -> str:
+    """Fail closed: no claim, an unread claim or any verdict but verified is FAILED."""
+    passed = bool(claims) and all(c.state is VerdictState.VERIFIED for c in claims)
+    return PASSED if passed else FAILED
+
+
+def verification_statement(given: AttestationInput) -> dict[str, JSON]:
+    """The in-toto Statement v1 for the decided claims."""
+    subjects: list[JSON] = [{"name": f"git-commit:{given.head_sha}",
+                             "digest": {"gitCommit": given.head_sha}}]
+    subjects += [{"name": c.label, "digest": {"sha256": c.sha256}} for c in given.claims]
+    predicate: dict[str, Any] = {
+        "verifier": {"id": GATE_ID, "version": {"claim-gate": __version__}},
+        "timeVerified": format_rfc3339(given.decided_at),
+        "resourceUri": given.resource_uri,
+        "policy": {"uri": given.policy_uri, "digest": {"sha256": given.policy_sha256}},
+        "inputAttestations": [
+            {"uri": what, "digest": {"sha256": digest}} for what, digest in given.inputs
+        ],
+        "verificationResult": result_of(given.claims),
+        COMPLETED_CLAIMS_KEY: [
+            {"claim": c.label, "state": str(c.state) if c.state else "unreadable",
+             "completed": dict(c.record) if c.record is not None else None}
+            for c in given.claims
+        ],
+    }
+    return {
+        "_type": STATEMENT_TYPE,
+        "subject": subjects,
+        "predicateType": VSA_PREDICATE_TYPE,
+        "predicate": predicate,
+    }
+
+
+def policy_uri(policy_id: str) -> str:
+    """The policy's name as a URI: the id the operator gave it (its digest pins the content)."""
+    return f"urn:claim-gate:policy:{policy_id}"
