@@ -26,6 +26,7 @@ from gate.claim.commit import normalise_sha, parse_commit_sha
 from gate.claim.errors import InvalidInput, UsageError
 from gate.claim.jsondoc import read_capped
 from gate.claim.timefmt import TimestampError, format_rfc3339, parse_rfc3339
+from gate.claim.wording import duration
 from gate.faces.dsse import IN_TOTO_PAYLOAD_TYPE, is_envelope, load_public_key, parse_envelope
 from gate.report.attestation import PASSED, STATEMENT_TYPE, VSA_PREDICATE_TYPE
 
@@ -159,11 +160,13 @@ def statement_problems(view: StatementView, wanted: Requirements, now: datetime)
     age = now - view.time_verified
     if wanted.max_age_s is not None and age > timedelta(seconds=wanted.max_age_s):
         problems.append(f"expired: decided at {format_rfc3339(view.time_verified)},"
-                        f" {int(age.total_seconds())}s ago, over --max-age {wanted.max_age_s}s")
+                        f" {duration(age.total_seconds())} ago, over --max-age"
+                        f" {duration(wanted.max_age_s)}")
     if -age > CLOCK_SKEW:
         problems.append(f"decided in the future: timeVerified"
                         f" {format_rfc3339(view.time_verified)} is after this machine's clock"
-                        f" ({format_rfc3339(now)}) by more than {int(CLOCK_SKEW.total_seconds())}s")
+                        f" ({format_rfc3339(now)}) by more than"
+                        f" {duration(CLOCK_SKEW.total_seconds())}")
     return problems
 
 
