@@ -119,7 +119,7 @@ def test_fit_blocks_keeps_a_table_header_and_names_what_was_cut() -> None:
     assert len(text) <= 2000
     assert "| n | v |\n|---|---|\n| 0 |" in text
     assert "left out" in text
-    assert "rows and 1 later section(s)" in text
+    assert "rows and 1 later section." in text
 
 
 def test_a_small_summary_is_untouched() -> None:

@@ -70,7 +70,7 @@ def test_the_whole_story_new_add_changes_add_check_and_verify(repo: AgentRepo) -
     assert {parse_rfc3339(m["at"]) for m in document["mutations"]} == {commit_time}
     assert [m["id"] for m in document["mutations"]] == [f"m{i}" for i in range(1, 7)]
     assert 'file_write "notes\\nv2.md"' in out
-    assert "6 changed file(s) in origin/main...HEAD" in out
+    assert "6 changed files in origin/main...HEAD" in out
     assert "note:" not in out  # the uncommitted claim file itself is not work left behind
 
     # Idempotent: the same bytes, nothing reported as added.
@@ -78,7 +78,7 @@ def test_the_whole_story_new_add_changes_add_check_and_verify(repo: AgentRepo) -
     code, out, _ = claim_cli("add-changes", "--file", str(claim), "--repo", str(repo.path))
     assert code == 0
     assert claim.read_bytes() == before
-    assert "0 mutation(s) added or updated" in out
+    assert "0 mutations added or updated" in out
 
     # More work later: the file's time moves, nothing is duplicated.
     (repo.path / "src" / "calc.py").write_text("def add(a, b):\n    return b + a\n")
@@ -187,7 +187,7 @@ def test_uncommitted_work_is_named(repo: AgentRepo) -> None:
     (repo.path / "src" / "forgotten.py").write_text("pass\n")
     code, out, _ = claim_cli("add-changes", "--file", str(claim), "--repo", str(repo.path))
     assert code == 0
-    assert ("note: 1 uncommitted change(s) are not in the claim (first: 'src/forgotten.py');"
+    assert ("note: 1 uncommitted change not in the claim (first: 'src/forgotten.py');"
             " commit them") in out
     assert "src/forgotten.py" not in {m["target"] for m in read_claim(claim)["mutations"]}
 

@@ -48,7 +48,7 @@ def test_passing_junit_after_the_edit_verifies(tmp_path: Path) -> None:
     code, out, err = _cli("verify", str(_claim(tmp_path)), "--junit", str(junit))
     assert (code, err) == (0, "")
     assert out.startswith("VERIFIED")
-    assert "junit (1 file(s)): tests 2 (unique 2), passed 2, failures 0" in out
+    assert "junit (1 file): tests 2 (unique 2), passed 2, failures 0" in out
 
 
 def test_failing_junit_after_the_edit_refutes_and_lists_the_failure(tmp_path: Path) -> None:
@@ -182,7 +182,7 @@ def test_junit_command_text(tmp_path: Path) -> None:
     assert lines[1] == "  time 2026-08-27T18:06:00Z (timestamp: the earliest suite timestamp" \
         " (it carries a zone))"
     assert "  - ERROR tests.test_x.TestY::test_b: boom" in lines
-    assert ("total (1 file(s)): tests 3 (unique 3), passed 1, failures 0, errors 1, skipped 1,"
+    assert ("total (1 file): tests 3 (unique 3), passed 1, failures 0, errors 1, skipped 1,"
             " flaky 0") in lines
     assert lines[-1] == "  - ERROR tests.test_x.TestY::test_b: boom"
 

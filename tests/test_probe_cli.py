@@ -124,7 +124,7 @@ def test_probe_writes_records_that_verify_reads_back(
 ) -> None:
     claim = str(ROOT / "examples" / "claim.json")
     output, probe_io, clock, out = _probe_seed_claim(tmp_path, records)
-    assert "wrote 1 evidence record(s)" in out
+    assert "wrote 1 evidence record to" in out
     records_written = json.loads(output.read_text())
     check = validator("#/$defs/evidence")
     for record in records_written:

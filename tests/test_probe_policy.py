@@ -101,7 +101,7 @@ def test_a_probe_without_assert_is_refused() -> None:
     [
         ({"allowed_hosts": []}, "should be non-empty"),
         ({"allowed_hosts": ["https://app.example.com"]}, "is not a host"),
-        ({"tls_verify": False}, "unknown key(s) 'tls_verify'; accepted here: allow_http"),
+        ({"tls_verify": False}, "unknown key 'tls_verify'; accepted here: allow_http"),
         ({"endpoint_health": [{"environment": "p", "url": "https://evil.example/v",
                                "assert": [{"body_contains": "{sha}"}]}]},
          "evil.example:443 is not in the policy's allowed_hosts"),
@@ -121,7 +121,7 @@ def test_a_probe_without_assert_is_refused() -> None:
          "template fields go in the path only"),
         ({"state_readback": [{"target": "accounts/{id}",
                               "url": "https://api.records.example/{account}"}]},
-         "do not appear in the target pattern"),
+         "not in the target pattern"),
         ({"state_readback": [{"target": "accounts/{id", "url": "https://api.records.example/"}]},
          "is not a {field}"),
         ({"state_readback": [{"target": "a/{id}", "url": "https://api.records.example/{id}",

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gate.claim.errors import InvalidInput
+from gate.claim.wording import listed
 
 UNCLAIMED_OK = "unclaimed_ok"
 OVERRIDE = "override"
@@ -39,7 +40,7 @@ def parse_claim_rules(sections: Mapping[str, Any], source: str) -> ClaimRules:
         raise InvalidInput(source, None, f"/{OVERRIDE} must be a mapping", "e.g. {refuted: false}")
     unknown = sorted(set(override) - {"refuted"})
     if unknown:
-        raise InvalidInput(source, None, f"/{OVERRIDE}: unknown key(s) {unknown}",
+        raise InvalidInput(source, None, f"/{OVERRIDE}: unknown {listed('key', unknown)}",
                            "the section accepts refuted")
     refuted = override.get("refuted", False)
     if not isinstance(refuted, bool):

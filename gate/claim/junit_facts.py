@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import IntEnum
 
+from gate.claim.wording import plural
+
 
 class Outcome(IntEnum):
     """A test's result; the integer order is the severity order of the counting rule."""
@@ -126,11 +128,11 @@ class SuiteMismatch:
     def describe(self) -> str:
         parts = []
         if self.stated_tests is not None and self.stated_tests != self.counted_tests:
-            parts.append(f"tests={self.stated_tests} but {self.counted_tests} <testcase>"
-                         " element(s) counted")
+            parts.append(f"tests={self.stated_tests} but"
+                         f" {plural(self.counted_tests, '<testcase> element')} counted")
         if self.stated_failing is not None and self.stated_failing != self.counted_failing:
-            parts.append(f"failures+errors={self.stated_failing} but {self.counted_failing}"
-                         " failing element(s) counted")
+            parts.append(f"failures+errors={self.stated_failing} but"
+                         f" {plural(self.counted_failing, 'failing element')} counted")
         return f"<{self.element} name={self.suite!r}>: {'; '.join(parts)}"
 
     def as_json(self) -> dict[str, object]:

@@ -36,6 +36,7 @@ from gate.claim.probe_settings import (
     ReadbackProbe,
     Retry,
 )
+from gate.claim.wording import listed
 
 #: The spec's reason, quoted in the error for a probe that only checks a status code.
 STATUS_ONLY_REASON = (
@@ -260,7 +261,7 @@ def _assertion(raw: Any, source: str, where: tuple[str | int, ...], method: str)
                 names = ", ".join(sorted(unknown))
                 raise _fail(
                     source, where,
-                    f"unknown template field(s) {names}; use {{sha}} or {{short_sha}}",
+                    f"unknown template {listed('field', names)}; use {{sha}} or {{short_sha}}",
                 )
     return Assertion(kind, raw.get("name", key), subject, raw.get("equals"))
 
@@ -293,7 +294,7 @@ def _endpoint(raw: Any, settings: ProbeSettings, source: str, index: int) -> End
     if duplicated:
         raise _fail(
             source, (*where, "assert"),
-            f"assertion name(s) {', '.join(duplicated)} are used twice or reserved; add a distinct"
+            f"assertion {listed('name', duplicated)}: used twice or reserved; add a distinct"
             " `name`",
         )
     return EndpointProbe(
@@ -342,7 +343,7 @@ def _readback(raw: Any, settings: ProbeSettings, source: str, index: int) -> Rea
     if unknown:
         raise _fail(
             source, (*where, "url"),
-            f"template field(s) {', '.join(sorted(unknown))} do not appear in the target pattern",
+            f"template {listed('field', sorted(unknown))}: not in the target pattern",
         )
     refusal = host_refusal(settings, split.geturl())
     if refusal:
@@ -369,7 +370,7 @@ def _explain(error: ValidationError) -> str:
         accepted = ", ".join(sorted(known))
         extra = sorted(set(error.instance) - known)
         unknown = ", ".join(repr(key) for key in extra if not str(key).startswith("x-"))
-        return f"unknown key(s) {unknown}; accepted here: {accepted} (and x- fields)"
+        return f"unknown {listed('key', unknown)}; accepted here: {accepted} (and x- fields)"
     if error.validator == "oneOf" and "assert" in path:
         return (
             "an assertion is one of {json_pointer, equals}, {header, equals} or"

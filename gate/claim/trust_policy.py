@@ -21,6 +21,7 @@ from enum import StrEnum
 from typing import Any
 
 from gate.claim.errors import InvalidInput
+from gate.claim.wording import listed
 
 EVIDENCE_CHAIN = "evidence_chain"
 TRUSTED_WORKFLOWS = "trusted_workflows"
@@ -95,7 +96,7 @@ def parse_trust_policy(sections: Mapping[str, Any], source: str) -> TrustPolicy:
                                "give `paths`, `extra_paths` and/or `allow_pr_changes`")
         unknown = sorted(set(chain) - {"paths", "extra_paths", "allow_pr_changes"})
         if unknown:
-            raise InvalidInput(source, None, f"/{EVIDENCE_CHAIN}: unknown key(s) {unknown}",
+            raise InvalidInput(source, None, f"/{EVIDENCE_CHAIN}: unknown {listed('key', unknown)}",
                                "the section accepts paths, extra_paths and allow_pr_changes")
         allow = chain.get("allow_pr_changes", False)
         if not isinstance(allow, bool):

@@ -10,6 +10,15 @@ def plural(count: int, noun: str, nouns: str | None = None) -> str:
     return f"{count} {noun if count == 1 else (nouns or noun + 's')}"
 
 
+def listed(noun: str, names: str | list[str], nouns: str | None = None) -> str:
+    """The noun in the number of the names it introduces: "key 'a'", "keys 'a', 'b'".
+
+    `names` is a list, or an already joined string (one name when it holds no comma)."""
+    joined = names if isinstance(names, str) else ", ".join(names)
+    several = len(names) > 1 if isinstance(names, list) else ", " in names
+    return f"{(nouns or noun + 's') if several else noun} {joined}"
+
+
 def duration(seconds: float) -> str:
     """A duration in its largest unit and the next one when that is not zero: "45 s",
     "3 min 5 s", "2 h 17 min", "1 h" (for 1 h 0 min 1 s), "3 d 4 h"; whole seconds

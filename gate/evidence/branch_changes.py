@@ -24,6 +24,7 @@ from gate.claim.github_facts import ChangedFile, PullChanges, PullObservation
 from gate.claim.loader import LoadedClaim
 from gate.claim.model import CheckType
 from gate.claim.policy import Policy
+from gate.claim.wording import plural
 from gate.evidence.git_diff import GitDiffError, changed_in, resolve_range
 from gate.evidence.interface import Collected, Collector
 
@@ -51,7 +52,7 @@ class BranchChanges:
         claim_file = _inside(self.claim, self.repo, resolved.toplevel)
         changed = ChangedPaths.of([_as_file(c) for c in changes], None, source,
                                   () if claim_file is None else (claim_file,))
-        note = f"{source}: {len(paths)} path(s) changed"
+        note = f"{source}: {plural(len(paths), 'path')} changed"
         return Collected(pull=observed, notes=(note,), changed=changed)
 
 

@@ -36,6 +36,7 @@ from gate.claim.policy import default_policy
 from gate.claim.policy_parse import load_policy
 from gate.claim.probe_policy import parse_probes
 from gate.claim.timefmt import TimestampError, parse_rfc3339
+from gate.claim.wording import plural
 from gate.evidence.git_diff import (
     GitDiffError,
     GitUnavailable,
@@ -247,8 +248,8 @@ def _add_changes(args: argparse.Namespace, out: TextIO) -> int:
     for note in edit.notes:
         out.write(f"{note}\n")
     out.write(
-        f"{path}: {len(changes)} changed file(s) in {base}...HEAD (merge base"
-        f" {resolved.merge_base[:12]}), {len(edit.done)} mutation(s) added or updated\n"
+        f"{path}: {plural(len(changes), 'changed file')} in {base}...HEAD (merge base"
+        f" {resolved.merge_base[:12]}), {plural(len(edit.done), 'mutation')} added or updated\n"
     )
     _warn_uncommitted(resolved.toplevel, own, out)
     return 0
@@ -264,7 +265,7 @@ def _warn_uncommitted(top: Path, own: str | None, out: TextIO) -> None:
     dirty = dirty_paths(status, (own,) if own else ())
     if dirty:
         out.write(
-            f"note: {len(dirty)} uncommitted change(s) are not in the claim"
+            f"note: {plural(len(dirty), 'uncommitted change')} not in the claim"
             f" (first: {dirty[0]!r}); commit them and run `claim add-changes` again\n"
         )
 

@@ -15,6 +15,7 @@ from gate.claim.commit import parse_commit_sha
 from gate.claim.errors import CouldNotDecide, InvalidInput
 from gate.claim.loader import load_claim
 from gate.claim.policy_parse import load_policy
+from gate.claim.wording import plural
 from gate.evidence.probe.collect import environment_urls, probe_evidence
 from gate.evidence.probe.observe import PROBE_EXTENSION, ProbeContext, ProbeIO
 from gate.evidence.probe.records import probe_records
@@ -73,7 +74,14 @@ def run_probe_command(args: argparse.Namespace, out: TextIO, io: ProbeIO) -> int
             info = evidence.extensions.get(PROBE_EXTENSION, {})
             out.write(
                 f"observed {evidence.check_type} {evidence.target}: {item.source}"
-                f" after {info.get('attempts')} attempt(s)\n"
+                f" after {_attempts(info)}\n"
             )
-    out.write(f"wrote {len(items)} evidence record(s) to {args.output}\n")
+    out.write(f"wrote {plural(len(items), 'evidence record')} to {args.output}\n")
     return 0
+
+
+def _attempts(info: object) -> str:
+    attempts = info.get("attempts") if isinstance(info, dict) else None
+    if isinstance(attempts, int) and not isinstance(attempts, bool):
+        return plural(attempts, "attempt")
+    return "an unknown number of attempts"

@@ -1,4 +1,4 @@
-"""What `claim-gate scan` prints: the verdict and the check run(s) it would have posted.
+"""What `claim-gate scan` prints: the verdict and the check runs it would have posted.
 
 Pure: the recorded requests in, text out. `json` is exactly the request bodies the Action
 sends (`create`, then `updates` for annotations past the first 50) plus the completed claim
@@ -66,7 +66,7 @@ def _check_line(requests: CheckRunRequests) -> str:
 def render_text(result: ScanResult) -> str:
     lines = [f"{result.pull} at {result.head_sha[:12]}: {result.verdict}"
              f" (exit {result.exit_code})",
-             "posted nothing; the check run(s) the Action would post:"]
+             "posted nothing; what the Action would post:"]
     for requests in result.check_runs:
         lines.append(f"  {_check_line(requests)}")
         for note in _annotations(requests):

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 
 from gate.claim.junit_facts import FailingTest, JUnitFile, JUnitRun, Totals
 from gate.claim.timefmt import format_rfc3339
+from gate.claim.wording import plural
 
 _MAX_TEXT_FAILURES = 100
 #: Line breaks and other control characters, shown escaped: a test's name and message are its
@@ -74,7 +75,7 @@ def render_junit_text(run: JUnitRun) -> str:
     for file in run.files:
         lines.extend(_file_text(file))
     lines.extend(run.notes)
-    lines.append(f"total ({len(run.files)} file(s)): {_counts(run.totals)}")
+    lines.append(f"total ({plural(len(run.files), 'file')}): {_counts(run.totals)}")
     failing = run.failing
     if failing:
         lines.append(f"failing tests ({len(failing)}):")
@@ -114,7 +115,7 @@ def render_junit_json(run: JUnitRun) -> str:
 
 def render_junit_appendix(run: JUnitRun) -> str:
     """The lines `verify` adds to its text output: what the tests said."""
-    lines = [f"  junit ({len(run.files)} file(s)): {_counts(run.totals)}"]
+    lines = [f"  junit ({plural(len(run.files), 'file')}): {_counts(run.totals)}"]
     lines.extend(f"  {note}" for note in run.notes)
     for file in run.files:
         lines.extend(f"  - {file.path}: {line.removeprefix('- ')}"

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from gate.claim.model import Claim, VerdictState
 from gate.claim.timefmt import format_rfc3339
+from gate.claim.wording import plural
 from gate.engine.results import Verdict
 from gate.report.untrusted import FIELD_CHARS, OUTCOME_CHARS, REASON_CHARS, code, prose
 
@@ -161,7 +162,8 @@ def fit_blocks(blocks: Sequence[Block], limit: int) -> str:
         later = len(blocks) - position - 1
         note = (
             f"\n_Shortened to fit GitHub's {limit}-character limit: left out"
-            f" {len(block.lines) - len(kept)} {block.what} and {later} later section(s). The full"
+            f" {len(block.lines) - len(kept)} {block.what} and {plural(later, 'later section')}."
+            " The full"
             " record is in the check run's text, the job summary and the `claim-json` file._\n"
         )
         return "".join(parts) + note

@@ -95,7 +95,7 @@ def find_claims(
     label = f"PR #{pr_number} body"
     if found:
         if blocks:
-            considered.append(f"{label}: not read: the claim file(s) of this PR take precedence")
+            considered.append(f"{label}: not read: this PR's claim files take precedence")
         return ClaimSearch(tuple(found), tuple(considered))
     if len(blocks) > 1:
         problem = (f"the PR body holds {len(blocks)} ```completion-claim blocks; a PR has one"

@@ -18,6 +18,7 @@ from fnmatch import fnmatchcase
 
 from gate.claim.errors import CouldNotDecide, InvalidInput
 from gate.claim.github_facts import PullRequestRef
+from gate.claim.wording import listed
 
 
 @dataclass(frozen=True)
@@ -66,7 +67,7 @@ class AgentRule:
         from PRESETS or `all`."""
         unknown = sorted(set(presets) - set(PRESETS) - {ALL})
         if unknown:
-            raise InvalidInput(SOURCE, "agent-presets", f"unknown preset(s) {unknown}",
+            raise InvalidInput(SOURCE, "agent-presets", f"unknown {listed('preset', unknown)}",
                                f"choose from {', '.join(PRESETS)} or {ALL}")
         chosen = list(PRESETS.values()) if ALL in presets else [PRESETS[p] for p in presets]
         logins = [login for agent in chosen for login in agent.logins]
