@@ -202,3 +202,19 @@ def test_the_policy_reference_lists_every_key_the_gate_accepts() -> None:
                              .split("```yaml\n", 1)[1].split("```", 1)[0])
     assert set(example) == accepted
     parse_policy_document(example, "docs/policy.md")
+
+
+def test_no_file_holds_a_leftover_merge_conflict() -> None:
+    """A merge that left `<<<<<<<`/`>>>>>>>` in a page or a module ships both halves."""
+    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True,
+                             check=False).stdout.decode("utf-8", "replace").split("\0")
+    if not any(tracked):  # not a git checkout (an sdist): read the tree
+        tracked = [str(p.relative_to(ROOT)) for p in ROOT.rglob("*") if p.is_file()]
+    marker = re.compile(r"^(<{7}|>{7})( |$)", re.M)
+    found = [
+        name for name in tracked
+        if name.endswith((".md", ".py", ".yml", ".yaml", ".toml", ".txt", ".json", ".cfg"))
+        and (ROOT / name).is_file()
+        and marker.search((ROOT / name).read_text("utf-8", "replace"))
+    ]
+    assert found == []
