@@ -337,6 +337,20 @@ def test_a_check_without_a_record_ends_the_chain() -> None:
     assert "heads before it are not known" in (prior.note or "")
 
 
+@pytest.mark.parametrize(("title", "result"), [
+    ("refuted: 2 claim files (1 refuted, 1 verified)", "refuted"),
+    ("verified (observe mode: not blocking): 2 claim files (2 verified)", "verified"),
+    ("could not decide", "not decided"),
+    (None, "not decided"),
+])
+def test_a_check_without_a_record_is_read_by_its_title(title: str | None, result: str) -> None:
+    """Several claim files' combined check carries a summary, not a record: its verdict is
+    the one its title (the gate's own) starts with, and the chain ends there."""
+    prior = from_check(replace(_ours("## 2 claim files"), title=title), 1)
+    assert [h.result for h in prior.heads] == [result]
+    assert prior.complete is False
+
+
 def test_a_record_from_before_the_history_counts_its_head_only() -> None:
     prior = from_check(_ours(_verification()), 1)
     assert [h.result for h in prior.heads] == ["verified"]

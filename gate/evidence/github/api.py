@@ -357,6 +357,7 @@ class GitHubApi:
                 html_url=raw.get("html_url"),
                 external_id=raw.get("external_id") or None,
                 text=_text((raw.get("output") or {}).get("text")),
+                title=_text((raw.get("output") or {}).get("title")),
             ))
         return found
 
@@ -449,7 +450,7 @@ class GitHubApi:
 
 def _text(value: Any) -> str | None:
     if value is not None and not isinstance(value, str):
-        raise TypeError(f"a check run's output.text is {type(value).__name__}, not a string")
+        raise TypeError(f"a check run's output field is {type(value).__name__}, not a string")
     return value
 
 

@@ -115,9 +115,11 @@ def from_check(check: CheckRunInfo, number: int) -> PriorHistory:
     could not decide there) ends the chain: earlier heads are not known from it."""
     record = _record(check.text)
     verification = record.get("x-verification") if record is not None else None
-    if not isinstance(verification, Mapping):
-        head = HeadVerdict(check.head_sha, "not decided", check.completed_at)
-        return PriorHistory(HistoryStatus.READ, (head,), 1, None,
+    if not isinstance(verification, Mapping):  # several claim files' check, or a failure
+        head = HeadVerdict(check.head_sha, _titled(check.title), check.completed_at)
+        first = FirstVerified(head.head_sha, head.decided_at, 1) \
+            if head.result == "verified" else None
+        return PriorHistory(HistoryStatus.READ, (head,), 1, first,
                             f"the check on {check.head_sha[:12]} holds no record, so heads"
                             " before it are not known", complete=False)
     resource = verification.get("resource")
@@ -134,6 +136,13 @@ def from_check(check: CheckRunInfo, number: int) -> PriorHistory:
                             f"the check on {head.head_sha[:12]} predates the history, so heads"
                             " before it are not known", complete=False)
     return _chained(earlier, head, check.id)
+
+
+def _titled(title: str | None) -> str:
+    """The verdict a check of ours leads its title with ("refuted: ...", "verified (observe
+    mode: not blocking): ..."); "not decided" for anything else (could not decide)."""
+    word = (title or "").split(":", 1)[0].split(" (", 1)[0]
+    return word if word in _RESULTS else "not decided"
 
 
 def _record(text: str | None) -> Mapping[str, Any] | None:
