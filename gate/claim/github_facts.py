@@ -141,6 +141,8 @@ class CheckRunInfo:
     completed_at: datetime | None
     html_url: str | None
     external_id: str | None = None
+    text: str | None = None  # output.text: the gate's own checks carry their record there
+    title: str | None = None  # output.title: the gate's own start with the verdict
 
 
 @dataclass(frozen=True)

@@ -356,6 +356,8 @@ class GitHubApi:
                 completed_at=_optional_time(raw.get("completed_at"), f"check run {raw['id']}"),
                 html_url=raw.get("html_url"),
                 external_id=raw.get("external_id") or None,
+                text=_text((raw.get("output") or {}).get("text")),
+                title=_text((raw.get("output") or {}).get("title")),
             ))
         return found
 
@@ -444,6 +446,12 @@ class GitHubApi:
 
     def update_check_run(self, check_run_id: int, payload: Mapping[str, Any]) -> None:
         self._request("PATCH", f"{self._repo}/check-runs/{check_run_id}", body=payload)
+
+
+def _text(value: Any) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise TypeError(f"a check run's output field is {type(value).__name__}, not a string")
+    return value
 
 
 def _workflow_run(raw: Mapping[str, Any]) -> WorkflowRun:

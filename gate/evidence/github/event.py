@@ -40,6 +40,8 @@ class Trigger:
     ignore_reason: str | None = None
     #: Every PR the event names (a workflow_run can name several sharing one head).
     pull_numbers: tuple[int, ...] = ()
+    #: The head before a `synchronize` (its `before`): where the claim's history starts.
+    before: str | None = None
 
 
 class UnsupportedEvent(InvalidInput):
@@ -131,7 +133,8 @@ def parse_event(name: str, payload: Any, source: str, dispatch_pr: int | None = 
                            ignore_reason=f"nothing to decide for {name}.{action}")
         pull = pull_request_ref(_get(payload, source, "pull_request"), source)
         return Trigger(name, action, repository, pull=pull, pull_number=pull.number,
-                       head_sha=pull.head_sha)
+                       head_sha=pull.head_sha, before=normalise_sha(payload.get("before"))
+                       if action == "synchronize" else None)
     if name == "workflow_run":
         if action != "completed":
             return Trigger(name, action, repository,

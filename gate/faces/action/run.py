@@ -16,6 +16,7 @@ from pathlib import Path
 
 from gate.claim.errors import CouldNotDecide, GateError, InvalidInput
 from gate.claim.github_facts import PullRequestRef
+from gate.claim.history_facts import PriorHistory
 from gate.claim.model import CheckType, VerdictState
 from gate.claim.policy import Policy
 from gate.claim.policy_parse import parse_policy_text
@@ -34,6 +35,7 @@ from gate.evidence.github.gathering import (
     changed_paths,
     pull_facts,
 )
+from gate.evidence.github.history import read_history
 from gate.evidence.interface import Collector
 from gate.evidence.probe.collect import Probes
 from gate.evidence.probe.observe import ProbeContext, ProbeIO
@@ -53,6 +55,7 @@ from gate.report.check_run import (
     unverified_without_claim_report,
 )
 from gate.report.combined import combined_report
+from gate.report.history import HEADING, history_json, history_lines, history_markdown
 from gate.report.record import completed_record
 from gate.report.renderers import RenderInput, render
 from gate.report.untrusted import prose
@@ -178,7 +181,8 @@ def run_gate(
     Each PR the event names is decided on its own; the worst decides the step."""
     poster = poster or ApiPoster(api, runner, emit)
     pulls = resolve_pulls(api, trigger, inputs)
-    parts = sorted((_judge_pull(api, pull, inputs, runner, clock, probe_io) for pull in pulls),
+    parts = sorted((_judge_pull(api, pull, inputs, runner, clock, probe_io,
+                                _before(trigger, pull)) for pull in pulls),
                    key=lambda part: part.rank)
     reports = [r for part in parts for r in part.reports]
     decided = [d for part in parts for d in part.decided]
@@ -196,9 +200,16 @@ def run_gate(
     return outcome
 
 
+def _before(trigger: Trigger, pull: PullRequestRef) -> str | None:
+    """The previous head, when the event says it (a `synchronize` of this PR's head)."""
+    if trigger.pull is None or trigger.pull.number != pull.number:
+        return None
+    return trigger.before if trigger.head_sha == pull.head_sha else None
+
+
 def _judge_pull(
     api: GitHubApi, pull: PullRequestRef, inputs: ActionInputs, runner: RunnerContext,
-    clock: Callable[[], datetime], probe_io: ProbeIO | None,
+    clock: Callable[[], datetime], probe_io: ProbeIO | None, before: str | None = None,
 ) -> _Part:
     """One PR: not required, into an unprotected base, no claim, or each claim decided."""
     head_sha, details_url = pull.head_sha, runner.details_url
@@ -220,7 +231,7 @@ def _judge_pull(
                 name=inputs.check_name, head_sha=head_sha, mode=inputs.mode,
                 reason=refused, details_url=details_url)], [])
         else:
-            part = _decide_pull(api, pull, inputs, runner, clock, probe_io)
+            part = _decide_pull(api, pull, inputs, runner, clock, probe_io, before)
     except CheckRunForbidden:
         raise
     except (InvalidInput, CouldNotDecide) as exc:
@@ -231,7 +242,7 @@ def _judge_pull(
 
 def _decide_pull(
     api: GitHubApi, pull: PullRequestRef, inputs: ActionInputs, runner: RunnerContext,
-    clock: Callable[[], datetime], probe_io: ProbeIO | None,
+    clock: Callable[[], datetime], probe_io: ProbeIO | None, before: str | None = None,
 ) -> _Part:
     """A PR into a protected base: the policy from that base, each claim file decided."""
     head_sha, details_url = pull.head_sha, runner.details_url
@@ -250,8 +261,12 @@ def _decide_pull(
     changed = replace(changed, claim_files=tuple(f.repo_path for f in search.found
                                                  if f.repo_path))
     facts = pull_facts(api, pull, policy.trust, inputs.check_name, changed)
+    # Information for the reviewer, read apart from the evidence and never given to `run`.
+    prior = read_history(api, pull, check_name=inputs.check_name,
+                         app_id=int(inputs.app_id) if inputs.app_id else None,
+                         decided_for=external_id(pull.number, pull.base_ref), before=before)
     decided = [_decide_one(api, claim_file, policy, inputs, runner, facts, clock, details_url,
-                           search, probe_io) for claim_file in search.found]
+                           search, probe_io, prior) for claim_file in search.found]
     reports = [d.report for d in decided]
     if len(decided) > 1:  # the configured name, always, with the worst verdict (posted last)
         reports.append(combined_report(
@@ -273,6 +288,7 @@ def _decide_one(
     details_url: str | None,
     search: ClaimSearch,
     probe_io: ProbeIO | None,
+    prior: PriorHistory,
 ) -> _Decided:
     head_sha = facts.pull.head_sha
     several = len(search.found) > 1
@@ -303,12 +319,14 @@ def _decide_one(
     if ci.pull is None or ci.pull.arrival is None:
         raise CouldNotDecide("GitHub's collector recorded no arrival for the head")
     record = completed_record(loaded.document.raw, verdict)
+    kept = history_json(prior, head_sha, str(verdict.state), verdict.decided_at)
+    history = history_lines(kept)
     record["x-claim-gate-notes"] = list(ci.notes)
     record["x-claim-gate-claims"] = list(search.considered)
     record["x-verification"] = verification_summary(
         repository=api.repository, pull=facts.pull, verdict=verdict, claim_label=found.label,
         claim_bytes=found.data, inputs=ci.inputs,
-        arrival=ci.pull.arrival, comparisons=ci.test_sets)
+        arrival=ci.pull.arrival, comparisons=ci.test_sets) | {"history": kept}
     removed = removal_lines(ci.test_sets)
     test_annotations = [
         Annotation(path=t.file, line=t.line or 1, level="failure",
@@ -324,19 +342,27 @@ def _decide_one(
         name=name, head_sha=head_sha, verdict=verdict, loaded=loaded,
         claim_repo_path=found.repo_path or ".claim.json", record=record, mode=inputs.mode,
         links=ci.links, extra_annotations=test_annotations, details_url=details_url,
-        sections=[("Tests removed or skipped on the head", removed), ("Not counted", ci.notes)],
+        sections=[("Tests removed or skipped on the head", removed), ("Not counted", ci.notes),
+                  (HEADING, history)],
     )
-    summary = render("markdown", RenderInput(loaded, verdict, label=found.label, links=ci.links))
-    if removed:
-        summary += "\n### Tests removed or skipped on the head\n\n" + "\n".join(
-            f"- {prose(line)}" for line in removed) + "\n"
-    if ci.notes:
-        summary += "\n### Not counted\n\n" + "\n".join(f"- {prose(n)}" for n in ci.notes) + "\n"
-    summary += "\n### Claims found\n\n" + "".join(f"- {prose(n)}\n" for n in search.considered)
+    summary = _job_summary(render("markdown", RenderInput(
+        loaded, verdict, label=found.label, links=ci.links)), removed, ci.notes,
+        search.considered, history)
     accepted = review_override(api, facts.pull, verdict, policy, inputs.agent_authors)
     report, summary = with_override(accepted, report, record, summary, inputs.mode)
     return _Decided(found, report, verdict, json.dumps(record, indent=2), summary,
                     accepted.override is not None)
+
+
+def _job_summary(summary: str, removed: Sequence[str], notes: Sequence[str],
+                 considered: Sequence[str], history: list[str]) -> str:
+    if removed:
+        summary += "\n### Tests removed or skipped on the head\n\n" + "\n".join(
+            f"- {prose(line)}" for line in removed) + "\n"
+    if notes:
+        summary += "\n### Not counted\n\n" + "\n".join(f"- {prose(n)}" for n in notes) + "\n"
+    summary += "\n### Claims found\n\n" + "".join(f"- {prose(n)}\n" for n in considered)
+    return summary + history_markdown(history)
 
 
 MAX_SUMMARY_RECORD_CHARS = 200_000
