@@ -17,7 +17,12 @@ from typing import Any, Protocol
 from gate.claim.errors import CouldNotDecide
 from gate.evidence.github.api import CheckRunForbidden, GitHubApi
 from gate.faces.action.inputs import RunnerContext
-from gate.faces.action.runner_files import append_summary, workflow_command, write_outputs
+from gate.faces.action.runner_files import (
+    append_summary,
+    workflow_command,
+    write_outputs,
+    write_timelines,
+)
 from gate.report.check_run import CheckRunReport
 
 
@@ -54,6 +59,8 @@ class Published:
     unmet_count: int
     records: tuple[str, ...]
     summaries: tuple[str, ...]
+    #: The time line of each decided claim, as SVG (the `timeline-svg` output's files).
+    timelines: tuple[str, ...] = ()
 
 
 class Poster(Protocol):
@@ -119,6 +126,7 @@ class ApiPoster:
                     f"{claim_json}: cannot write the completed claim: {exc}") from None
         for summary in published.summaries:
             append_summary(self.runner.summary_file, summary)
+        pictures = write_timelines(self.runner.workspace, published.timelines)
         write_outputs(self.runner.output_file, {
             "verdict": published.verdict,
             "unmet-count": str(published.unmet_count),
@@ -126,5 +134,6 @@ class ApiPoster:
             # the runner, and later steps start in the workspace either way.
             "claim-json": (str(claim_json.relative_to(self.runner.workspace))
                            if claim_json else ""),
+            "timeline-svg": "\n".join(pictures),
         })
         return claim_json

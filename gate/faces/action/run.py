@@ -137,6 +137,7 @@ class _Decided:
     record_json: str | None
     summary: str
     accepted: bool = False  # a maintainer accepted the verdict (it stays as decided)
+    timeline_svg: str | None = None  # the time line picture (`timeline-svg` output)
 
 
 @dataclass(frozen=True)
@@ -325,7 +326,9 @@ def _decide_one(
         links=ci.links, extra_annotations=test_annotations, details_url=details_url,
         sections=[("Tests removed or skipped on the head", removed), ("Not counted", ci.notes)],
     )
-    summary = render("markdown", RenderInput(loaded, verdict, label=found.label, links=ci.links))
+    shown = RenderInput(loaded, verdict, label=found.label, links=ci.links,
+                        arrival=ci.pull.arrival)
+    summary = render("markdown", shown)
     if removed:
         summary += "\n### Tests removed or skipped on the head\n\n" + "\n".join(
             f"- {prose(line)}" for line in removed) + "\n"
@@ -335,7 +338,7 @@ def _decide_one(
     accepted = review_override(api, facts.pull, verdict, policy, inputs.agent_authors)
     report, summary = with_override(accepted, report, record, summary, inputs.mode)
     return _Decided(found, report, verdict, json.dumps(record, indent=2), summary,
-                    accepted.override is not None)
+                    accepted.override is not None, render("svg", shown))
 
 
 MAX_SUMMARY_RECORD_CHARS = 200_000
@@ -386,7 +389,7 @@ def _finish(
     unmet = sum(len(d.verdict.unmet) for d in decided if d.verdict is not None)
     claim_json = poster.publish(Published(
         verdict_name, unmet, tuple(d.record_json for d in decided if d.record_json),
-        tuple(summaries)))
+        tuple(summaries), tuple(d.timeline_svg for d in decided if d.timeline_svg)))
     verdict_exit = 0 if not_required else int(EXIT_FOR_STATE[worst_state])
     blocking = inputs.mode is Mode.ENFORCE and not not_required
     verdict_exit = 0 if not_required else int(EXIT_FOR_STATE[blocking_state])
