@@ -81,18 +81,16 @@ def _gap(length: float) -> str:
 
 
 def _groups(values: Sequence[float]) -> list[list[float]]:
-    """Sorted distinct times, split at the gaps that dominate the rest."""
-    gaps = [(values[i + 1] - values[i], i) for i in range(len(values) - 1)]
+    """Sorted distinct times, split at the widest gaps (at most MAX_BREAKS) when each of
+    them is at least an hour and DOMINANCE times all the gaps left uncut together."""
+    gaps = sorted(((values[i + 1] - values[i], i) for i in range(len(values) - 1)),
+                  reverse=True)
     cut: set[int] = set()
-    for _ in range(MAX_BREAKS):
-        left = [g for g in gaps if g[1] not in cut]
-        if not left:
+    for count in range(min(MAX_BREAKS, len(gaps)), 0, -1):
+        rest = sum(gap for gap, _ in gaps[count:])
+        if all(gap >= max(MIN_BREAK_SECONDS, DOMINANCE * rest) for gap, _ in gaps[:count]):
+            cut = {index for _, index in gaps[:count]}
             break
-        widest = max(left)
-        rest = sum(g for g, _ in left) - widest[0]
-        if widest[0] < MIN_BREAK_SECONDS or widest[0] < DOMINANCE * rest:
-            break
-        cut.add(widest[1])
     groups: list[list[float]] = [[values[0]]] if values else []
     for i in range(1, len(values)):
         if i - 1 in cut:

@@ -89,7 +89,7 @@ def _evidence_marker(parent: ET.Element, mark: Mark, x: float, y: float) -> None
             stroke=colour, stroke_width=3)
 
 
-def _note(event: Event) -> str:
+def note_of(event: Event) -> str:
     if event.kind is not Kind.EVIDENCE:
         return event.detail
     return f"{event.mark}" + (f" ({event.detail})" if event.detail else "")
@@ -100,7 +100,7 @@ def _row(parent: ET.Element, event: Event, axis: Axis, y: float) -> None:
         fill="#1f2328")
     _marker(parent, event, axis.x(event.at), y)
     colour = _STYLE[event.mark][0] if event.mark else "#59636e"
-    _el(parent, "text", plain(_note(event), NOTE_CHARS), x=NOTE_X, y=y + 4, font_size=11,
+    _el(parent, "text", plain(note_of(event), NOTE_CHARS), x=NOTE_X, y=y + 4, font_size=11,
         fill=colour)
 
 
