@@ -9,6 +9,7 @@ import itertools
 import json
 import re
 import xml.etree.ElementTree as ET
+from datetime import timedelta
 from pathlib import Path
 
 import cmarkgfm
@@ -16,10 +17,13 @@ import pytest
 from cmarkgfm.cmark import Options
 
 from gate.faces.cli import main
+from gate.report.check_run import MAX_OUTPUT_CHARS
 from gate.report.timeline import MAX_EVIDENCE, MAX_MUTATIONS, Kind, Lane, Mark, Timeline
 from gate.report.timeline_axis import build_axis, ticks
 from gate.report.timeline_mermaid import event_label, render_mermaid
 from gate.report.timeline_svg import PLOT_X0, PLOT_X1, render_svg
+from tests.action_support import T0, act, claim_json, edit, junit_xml, scenario
+from tests.github_standin.hub import Hub
 from tests.timeline_picture import HOSTILE, hostile, many_and_far, stale_and_early
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -217,3 +221,28 @@ def test_hostile_text_is_used_everywhere_in_the_hostile_example() -> None:
     timeline = hostile().timeline()
     assert json.dumps(HOSTILE)[1:20] in json.dumps([e.name + e.detail for e in timeline.events])
     assert sum(HOSTILE[:20] in e.name for e in timeline.events) >= 4
+
+
+def test_the_action_writes_the_svg_and_charts_the_push_in_the_job_summary(
+    github_hub: Hub, tmp_path: Path
+) -> None:
+    """A CI run that started before the head arrived: the job summary's chart and the
+    `timeline-svg` file show GitHub's arrival and the run marked too early; the check run's
+    summary is the verdict alone (under GitHub's 65535 characters)."""
+    s = scenario(github_hub, claim_json([edit(at=T0 - timedelta(minutes=3))]))
+    s.add_run(junit_xml(passed=5), started=timedelta(minutes=-30))
+    result, files = act(s, tmp_path)
+    assert result.code == 1
+    outputs = files.outputs()
+    assert outputs["timeline-svg"] == ".claim-gate/timeline.svg"
+    root = parse_svg((files.workspace / outputs["timeline-svg"]).read_text("utf-8"))
+    texts = [element.text or "" for element in root.iter(f"{SVG}text")]
+    assert f"head {s.head.sha[:12]} arrived" in texts
+    assert "too early: before the push arrived" in texts
+    assert "m1 (file_edit app/parser.py)" in texts
+    code = mermaid_block(files.summary.read_text("utf-8").split("### Time line", 1)[1])
+    assert f"push head {s.head.sha[:12]} arrived - from" in code
+    assert "- too early before the push arrived :crit, milestone" in code
+    check = s.check()
+    assert "mermaid" not in (check.summary or "")
+    assert len(check.summary or "") <= MAX_OUTPUT_CHARS
