@@ -86,7 +86,7 @@ def test_rows_are_capped_and_the_picture_says_how_many_it_left_out() -> None:
     assert timeline.left_out_evidence == 430 - MAX_EVIDENCE
     # 400 items of the claim's own cannot push the 30 observed runs out of the picture.
     assert {e.lane for e in timeline.events if e.kind is Kind.EVIDENCE} == {Lane.CI}
-    note = "480 mutation(s) and 400 evidence item(s) not drawn"
+    note = "480 mutations and 400 evidence items not drawn"
     assert note in render_svg(timeline)
     assert note in render_mermaid(timeline)
     assert len(render_svg(timeline)) < 60_000

@@ -23,7 +23,7 @@ from enum import StrEnum
 from gate.claim.facts import EvidenceItem, Origin
 from gate.claim.github_facts import Arrival
 from gate.claim.model import CheckType, Claim, VerdictState
-from gate.claim.wording import duration
+from gate.claim.wording import duration, plural
 from gate.engine.results import Assessment, Verdict
 
 MAX_MUTATIONS = 20
@@ -89,9 +89,9 @@ class Timeline:
         """What the picture does not draw, or "" when it draws everything."""
         parts = []
         if self.left_out_mutations:
-            parts.append(f"{self.left_out_mutations} mutation(s)")
+            parts.append(plural(self.left_out_mutations, "mutation"))
         if self.left_out_evidence:
-            parts.append(f"{self.left_out_evidence} evidence item(s)")
+            parts.append(plural(self.left_out_evidence, "evidence item"))
         if not parts:
             return ""
         return (f"{' and '.join(parts)} not drawn (the picture shows at most {MAX_MUTATIONS}"
