@@ -118,6 +118,21 @@ def test_rule2_applies_to_each_mutation_separately() -> None:
     assert [(u.mutation, u.code) for u in verdict.unmet] == [("m2", "before_mutation")]
 
 
+def test_rule2_each_judgement_names_the_items_it_ruled_out_and_why() -> None:
+    """Reporters (the time line) show per item what the engine said: it counts for m1 and
+    is before m2; a stale item is ruled out as stale for both."""
+    both = claim([mutation("m1", when=0), mutation("m2", when=8)])
+    stale = evidence(when=-POLICY.max_age_for(CheckType.STATE_READBACK) - 60, covers=("m1",))
+    facts = Facts.of([item(evidence(when=7, covers=("m1", "m2"))), item(stale)])
+    requiring = replace(POLICY, requires=(CheckType.STATE_READBACK,))
+    judgements = {j.subject: j for j in decide(both, facts, requiring, NOW).judgements}
+    assert judgements["mutation m1"].supporting == (0,)
+    assert judgements["mutation m1"].rejected == ((1, "stale"),)
+    assert judgements["mutation m2"].rejected == ((0, "before_mutation"),)
+    assert judgements["requirement state_readback"].rejected == (
+        (0, "before_mutation"), (1, "stale"))
+
+
 # Rule 3: every mutation must be covered by counting independent evidence.
 
 def test_rule3_an_uncovered_mutation_leaves_the_claim_unverified() -> None:

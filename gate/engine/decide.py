@@ -253,7 +253,8 @@ def _judge_requirement(
 
 def _judgement(subject: str, unmet: Unmet | None, found: _Weighing) -> Judgement:
     state = VerdictState.VERIFIED if unmet is None else unmet.state
-    return Judgement(subject, state, unmet, found.supporting, found.contradicting)
+    return Judgement(subject, state, unmet, found.supporting, found.contradicting,
+                     tuple((index, problem.code) for index, problem in found.rejected))
 
 
 _NOTHING_OBSERVED = Judgement("claim", VerdictState.UNVERIFIED, Unmet(

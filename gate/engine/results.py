@@ -54,6 +54,9 @@ class Judgement:
     unmet: Unmet | None = None
     supporting: tuple[int, ...] = ()
     contradicting: tuple[int, ...] = ()
+    #: (evidence index, problem code) of each candidate ruled out for this subject, e.g.
+    #: `before_mutation`: what a reporter shows per item without judging it again.
+    rejected: tuple[tuple[int, str], ...] = ()
 
 
 @dataclass(frozen=True)

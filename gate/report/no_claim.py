@@ -41,8 +41,24 @@ def _github(message: str) -> str:
     return command("error", f"unverified: {message}") + "\n"
 
 
+def _svg(message: str) -> str:
+    """No claim, no time line: a picture that says so (the message is the gate's)."""
+    root = ET.Element("svg", {"xmlns": "http://www.w3.org/2000/svg", "width": "980",
+                              "height": "60", "viewBox": "0 0 980 60", "role": "img",
+                              "font-family": "DejaVu Sans, Arial, sans-serif"})
+    ET.SubElement(root, "title").text = "unverified: no claim"
+    heading = ET.SubElement(root, "text", x="14", y="24", fill="#9a6700")
+    heading.set("font-size", "16")
+    heading.text = f"unverified [{NO_CLAIM}]"
+    line = ET.SubElement(root, "text", x="14", y="46", fill="#1f2328")
+    line.set("font-size", "11")
+    line.text = xml_safe(message)
+    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+
+
 _RENDERERS: Mapping[str, Callable[[str], str]] = {
     "text": _text, "json": _json, "markdown": _markdown, "junit": _junit, "github": _github,
+    "svg": _svg,
 }
 
 

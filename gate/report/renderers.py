@@ -10,6 +10,7 @@ import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from gate.claim.github_facts import Arrival
 from gate.claim.junit_facts import JUnitRun
 from gate.claim.loader import LoadedClaim
 from gate.engine.results import Verdict
@@ -19,6 +20,9 @@ from gate.report.junit_xml import render_junit
 from gate.report.markdown import render_markdown
 from gate.report.record import completed_record
 from gate.report.text import render_text
+from gate.report.timeline import build_timeline
+from gate.report.timeline_mermaid import render_mermaid
+from gate.report.timeline_svg import render_svg
 
 
 @dataclass(frozen=True)
@@ -30,6 +34,7 @@ class RenderInput:
     label: str | None = None  # how the claim is named (default: its file)
     junit: tuple[JUnitRun, ...] = ()  # JUnit runs read from the operator's files
     links: tuple[str, ...] = ()  # Markdown links to the runs the evidence came from
+    arrival: Arrival | None = None  # when GitHub saw the head (the time line's push)
 
     @property
     def source(self) -> str:
@@ -47,7 +52,14 @@ def _text(given: RenderInput) -> str:
 
 
 def _markdown(given: RenderInput) -> str:
-    return render_markdown(given.loaded.claim, given.verdict, given.source, given.links)
+    """The verdict, then the time line as a Mermaid chart (GitHub draws it)."""
+    timeline = build_timeline(given.loaded.claim, given.verdict, given.arrival)
+    return (render_markdown(given.loaded.claim, given.verdict, given.source, given.links)
+            + "\n### Time line\n\n" + render_mermaid(timeline))
+
+
+def _svg(given: RenderInput) -> str:
+    return render_svg(build_timeline(given.loaded.claim, given.verdict, given.arrival))
 
 
 def _junit(given: RenderInput) -> str:
@@ -70,6 +82,7 @@ RENDERERS: Mapping[str, Callable[[RenderInput], str]] = {
     "markdown": _markdown,
     "junit": _junit,
     "github": _github,
+    "svg": _svg,
 }
 #: The formats `verify --format` offers, default first.
 FORMATS = tuple(RENDERERS)

@@ -223,3 +223,25 @@ def test_verify_decides_any_valid_claim_in_every_format(
 ) -> None:
     code, err = verify_exit(tmp_path, document, fmt, "--trusted-verifier", "*")
     assert code in (0, 1, 2, 3), err
+
+
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(document=weird_valid_claims())
+def test_any_valid_claims_time_line_is_well_formed_svg(tmp_path: Path, document: bytes) -> None:
+    """Hostile text and extreme times (year 1 to 9999, any offset) in the time line: it is
+    decided and drawn, and the SVG is well-formed XML whatever the agent wrote."""
+    import io
+    import xml.etree.ElementTree as ET
+
+    from gate.faces.cli import main
+
+    path = tmp_path / "claim.json"
+    path.write_bytes(document)
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["verify", str(path), "--format", "svg", "--trusted-verifier", "*",
+                 "--now", "2026-08-27T18:04:10Z"], out=out, err=err)
+    assert code in (0, 1, 2, 3), err.getvalue()
+    if code != 3:
+        root = ET.fromstring(out.getvalue())  # noqa: S314 - the gate's own output
+        assert root.tag == "{http://www.w3.org/2000/svg}svg"

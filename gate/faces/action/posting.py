@@ -18,7 +18,12 @@ from gate.claim.errors import CouldNotDecide
 from gate.evidence.github.api import CheckRunForbidden, GitHubApi
 from gate.faces.action.attestation_file import DecidedFile, action_statement, write_statement
 from gate.faces.action.inputs import RunnerContext
-from gate.faces.action.runner_files import append_summary, workflow_command, write_outputs
+from gate.faces.action.runner_files import (
+    append_summary,
+    workflow_command,
+    write_outputs,
+    write_timelines,
+)
 from gate.report.check_run import CheckRunReport
 
 
@@ -58,6 +63,8 @@ class Published:
     summaries: tuple[str, ...]
     head_sha: str = ""
     decided: tuple[DecidedFile, ...] = ()
+    #: The time line of each decided claim, as SVG (the `timeline-svg` output's files).
+    timelines: tuple[str, ...] = ()
 
 
 class Poster(Protocol):
@@ -124,6 +131,7 @@ class ApiPoster:
         for summary in published.summaries:
             append_summary(self.runner.summary_file, summary)
         attestation = self._attest(published)
+        pictures = write_timelines(self.runner.workspace, published.timelines)
         write_outputs(self.runner.output_file, {
             "verdict": published.verdict,
             "unmet-count": str(published.unmet_count),
@@ -132,6 +140,7 @@ class ApiPoster:
             "claim-json": (str(claim_json.relative_to(self.runner.workspace))
                            if claim_json else ""),
             "attestation": attestation,
+            "timeline-svg": "\n".join(pictures),
         })
         return claim_json
 

@@ -141,6 +141,7 @@ class _Decided:
     record_json: str | None
     summary: str
     accepted: bool = False  # a maintainer accepted the verdict (it stays as decided)
+    timeline_svg: str | None = None  # the time line picture (`timeline-svg` output)
 
 
 @dataclass(frozen=True)
@@ -345,13 +346,14 @@ def _decide_one(
         sections=[("Tests removed or skipped on the head", removed), ("Not counted", ci.notes),
                   (HEADING, history)],
     )
-    summary = _job_summary(render("markdown", RenderInput(
-        loaded, verdict, label=found.label, links=ci.links)), removed, ci.notes,
-        search.considered, history)
+    shown = RenderInput(loaded, verdict, label=found.label, links=ci.links,
+                        arrival=ci.pull.arrival)
+    summary = _job_summary(render("markdown", shown), removed, ci.notes, search.considered,
+                           history)
     accepted = review_override(api, facts.pull, verdict, policy, inputs.agent_authors)
     report, summary = with_override(accepted, report, record, summary, inputs.mode)
     return _Decided(found, report, verdict, json.dumps(record, indent=2), summary,
-                    accepted.override is not None)
+                    accepted.override is not None, render("svg", shown))
 
 
 def _job_summary(summary: str, removed: Sequence[str], notes: Sequence[str],
@@ -415,7 +417,8 @@ def _finish(
         verdict_name, unmet, tuple(d.record_json for d in decided if d.record_json),
         tuple(summaries), reports[0].head_sha if reports else "",
         tuple(DecidedFile(d.found.label, d.found.data, d.verdict, d.record_json)
-              for d in decided)))
+              for d in decided),
+        timelines=tuple(d.timeline_svg for d in decided if d.timeline_svg)))
     verdict_exit = 0 if not_required else int(EXIT_FOR_STATE[worst_state])
     blocking = inputs.mode is Mode.ENFORCE and not not_required
     verdict_exit = 0 if not_required else int(EXIT_FOR_STATE[blocking_state])

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import secrets
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from gate.claim.errors import CouldNotDecide
@@ -38,3 +38,20 @@ def append_summary(path: Path | None, markdown: str) -> None:
             handle.write(markdown + "\n")
     except OSError as exc:
         raise CouldNotDecide(f"{path}: cannot write the job summary: {exc.strerror}") from None
+
+
+def write_timelines(workspace: Path, pictures: Sequence[str]) -> list[str]:
+    """Each claim's time line as `.claim-gate/timeline.svg` (`timeline-N.svg` for several),
+    named relative to the workspace as `claim-json` is (the container's workspace is
+    another path on the runner; later steps start in the workspace either way)."""
+    folder = workspace / ".claim-gate"
+    names = (["timeline.svg"] if len(pictures) == 1
+             else [f"timeline-{n}.svg" for n in range(1, len(pictures) + 1)])
+    try:
+        if pictures:
+            folder.mkdir(parents=True, exist_ok=True)
+        for name, picture in zip(names, pictures, strict=False):
+            (folder / name).write_text(picture, encoding="utf-8")
+    except OSError as exc:
+        raise CouldNotDecide(f"{folder}: cannot write the time line: {exc.strerror}") from None
+    return [f".claim-gate/{name}" for name in names[:len(pictures)]]
