@@ -133,7 +133,7 @@ def _measure(mode: str, target: str) -> dict[str, float | int]:
         else:
             run = read_run([target])
             tests, failures = run.totals.tests, run.totals.failures
-    else:
+    elif mode == "bare":
         for path in paths:
             counted, results = _floor(path)
             tests, failures = tests + counted, failures + results

@@ -55,8 +55,10 @@ from gate.claim.junit_facts import (
 )
 from gate.claim.junit_options import JUnitOptions
 from gate.claim.regular_file import open_regular
+from gate.evidence.junit_attributes import TAIL, mentions, watchable
 from gate.evidence.junit_names import aliases, identity, last_segments
 from gate.evidence.junit_time import parse_suite_timestamp
+from gate.evidence.junit_unique import ScopeIdentities
 
 DEFAULT_MAX_JUNIT_BYTES = 1 << 30
 #: A JUnit root element starts near the top; a longer prolog is a DTD trick, not a report.
@@ -118,7 +120,10 @@ def _local(tag: str) -> str:
 
 
 class _CappedReader:
-    """A file wrapper for lxml that counts, hashes and stops at the size cap."""
+    """A file wrapper for lxml that counts, hashes and stops at the size cap, and notices
+    when cases may carry `status`/`result` attributes (`statuses`; junit_attributes)."""
+
+    __slots__ = ("_cap", "_handle", "_source", "_tail", "count", "digest", "statuses")
 
     def __init__(self, handle: IO[bytes], cap: int, source: str) -> None:
         self._handle = handle
@@ -126,9 +131,17 @@ class _CappedReader:
         self._source = source
         self.count = 0
         self.digest = hashlib.sha256()
+        self.statuses = False
+        self._tail = b""
 
     def read(self, size: int = -1) -> bytes:
         data = self._handle.read(size if size > 0 else _CHUNK)
+        if not self.statuses:  # set before lxml parses the chunk, so before its cases
+            if self.count == 0 and not watchable(data):
+                self.statuses = True
+            elif mentions(self._tail, data):
+                self.statuses = True
+            self._tail = data[-TAIL:]
         self.count += len(data)
         if self.count > self._cap:
             raise _too_big(self._source, self.count, self._cap)
@@ -339,9 +352,10 @@ class _Counter:
         self.identities_complete = True
         self.prefilter = last_segments(requested)
         #: Digests of named cases in buckets by their low bits: merging (`repeated`) works a
-        #: bucket at a time, and so does counting `unique`, so that no set of a million
-        #: Python ints is ever built (64 buckets when only `unique` reads them).
-        self.buckets = [array("q") for _ in range(256 if repeated else 64)]
+        #: bucket at a time, so that no set of a million Python ints is ever built.
+        self.buckets = [array("q") for _ in range(256)] if repeated else []
+        #: Otherwise `unique` is counted one suite element at a time (junit_unique).
+        self.scopes = ScopeIdentities()
         self.quiet_passed = 0
         self.quiet_skipped = 0
         self.quiet_flaky = 0
@@ -499,8 +513,7 @@ class _Counter:
     ) -> None:
         """The default rule: this case is one run of a test, whatever other cases say."""
         if merge:
-            digest = hash(key) ^ self.salt
-            self.buckets[digest % len(self.buckets)].append(digest & ~3)
+            self.scopes.remember(hash(key))
         if outcome is Outcome.PASSED:
             self.quiet_passed += 1
             if flaky:
@@ -525,6 +538,7 @@ class _Counter:
         element = _local(suite.tag)
         if element == "testsuite":
             self.suites += 1
+            self.scopes.close()
             self.scope += 1  # the cases read from here on belong to the next suite element
             self.salt = _scope_salt(self.scope)
             self.current = set()
@@ -598,7 +612,8 @@ class _Counter:
                     table[key] = _combined(table.get(key), outcome)
         passed, skipped, flaky = self.quiet_passed, self.quiet_skipped, self.quiet_flaky
         if not self.repeated:
-            unique = sum(len(set(bucket)) for bucket in self.buckets if bucket) + self.unnamed
+            self.scopes.close()
+            unique = self.scopes.total + self.unnamed
             tests = passed + skipped + self.failures + self.errors
             return Totals(tests, passed, self.failures, self.errors, skipped, flaky, unique,
                           self.suite_errors), self.failing
@@ -769,7 +784,7 @@ def read_junit_file(
             chunk_size=_CHUNK,
         )
         try:
-            _stream(context, counter)
+            _stream(context, counter, reader)
         except etree.XMLSyntaxError as exc:
             raise _syntax_error(exc, shown, context.error_log) from None
         root = context.root
@@ -810,7 +825,7 @@ class _EveryName:
 _EVERY_NAME = _EveryName()
 
 
-def _stream(context: etree.iterparse, counter: _Counter) -> None:
+def _stream(context: etree.iterparse, counter: _Counter, reader: _CappedReader) -> None:
     """The hot loop: judge each case when it closes, then drop it and everything before it.
 
     A case none of whose result elements (failure, error, skipped, reruns) was seen, with
@@ -818,9 +833,9 @@ def _stream(context: etree.iterparse, counter: _Counter) -> None:
     children (system-out, properties) it has. It is most of any large report, and a method
     call per case would double the read time. Result elements arrive as their own end
     events, before their case's; `judged` holds the cases they belong to."""
-    case = counter.case
-    appends = [bucket.append for bucket in counter.buckets]
-    appends *= 256 // len(appends)  # index by the low 8 bits: bucket = digest % buckets
+    case, repeated, scopes = counter.case, counter.repeated, counter.scopes
+    appends = [bucket.append for bucket in counter.buckets]  # 256 when repeated, else none
+    remember = scopes.remember  # the current suite element's identity hashes
     current, salt = counter.current, counter.salt  # refreshed at each suite element's end
     prefilter: Container[str] = counter.prefilter if counter.requested else frozenset()
     if counter.identities is not None:
@@ -837,10 +852,14 @@ def _stream(context: etree.iterparse, counter: _Counter) -> None:
             name = get(b"name")
             classname = get(b"classname")
             if (classname and name and not (judged and element in judged)
-                    and get(b"status") in _PLAIN_STATUS and get(b"result") in _PLAIN_RESULT
-                    and name not in prefilter):
+                    and (not reader.statuses or (get(b"status") in _PLAIN_STATUS
+                                                 and get(b"result") in _PLAIN_RESULT))
+                    and not (prefilter and name in prefilter)):
                 key = f"{classname}::{name}"
-                if current and key in current:
+                if not repeated:
+                    remember(hash(key))
+                    plain += 1
+                elif current and key in current:
                     case(element)
                 else:
                     digest = hash(key) ^ salt
@@ -854,6 +873,7 @@ def _stream(context: etree.iterparse, counter: _Counter) -> None:
             since_unlink += 1
             if since_unlink >= _UNLINK_EVERY:
                 since_unlink = 0
+                scopes.check()
                 parent = element.getparent()
                 if parent is not None:
                     del parent[: parent.index(element)]
