@@ -137,10 +137,8 @@ class _CappedReader:
     def read(self, size: int = -1) -> bytes:
         data = self._handle.read(size if size > 0 else _CHUNK)
         if not self.statuses:  # set before lxml parses the chunk, so before its cases
-            if self.count == 0 and not watchable(data):
-                self.statuses = True
-            elif mentions(self._tail, data):
-                self.statuses = True
+            self.statuses = ((self.count == 0 and not watchable(data))
+                             or mentions(self._tail, data))
             self._tail = data[-TAIL:]
         self.count += len(data)
         if self.count > self._cap:
