@@ -511,7 +511,7 @@ class _Counter:
     ) -> None:
         """The default rule: this case is one run of a test, whatever other cases say."""
         if merge:
-            self.scopes.remember(hash(key))
+            self.scopes.remember(key)
         if outcome is Outcome.PASSED:
             self.quiet_passed += 1
             if flaky:
@@ -833,7 +833,7 @@ def _stream(context: etree.iterparse, counter: _Counter, reader: _CappedReader) 
     events, before their case's; `judged` holds the cases they belong to."""
     case, repeated, scopes = counter.case, counter.repeated, counter.scopes
     appends = [bucket.append for bucket in counter.buckets]  # 256 when repeated, else none
-    remember = scopes.remember  # the current suite element's identity hashes
+    remember = scopes.remember  # the current suite element's identities
     current, salt = counter.current, counter.salt  # refreshed at each suite element's end
     prefilter: Container[str] = counter.prefilter if counter.requested else frozenset()
     if counter.identities is not None:
@@ -846,16 +846,16 @@ def _stream(context: etree.iterparse, counter: _Counter, reader: _CappedReader) 
         if tag != "testcase" and tag[0] == "{":
             tag = _local(tag)
         if tag == "testcase":
-            get = element.get  # bytes keys: lxml skips encoding the key (a third faster)
-            name = get(b"name")
-            classname = get(b"classname")
+            # bytes keys: lxml skips encoding the key (a third faster); no bound `get`
+            name = element.get(b"name")
+            classname = element.get(b"classname")
             if (classname and name and not (judged and element in judged)
-                    and (not reader.statuses or (get(b"status") in _PLAIN_STATUS
-                                                 and get(b"result") in _PLAIN_RESULT))
+                    and (not reader.statuses or (element.get(b"status") in _PLAIN_STATUS
+                                                 and element.get(b"result") in _PLAIN_RESULT))
                     and not (prefilter and name in prefilter)):
                 key = f"{classname}::{name}"
                 if not repeated:
-                    remember(hash(key))
+                    remember(key)
                     plain += 1
                 elif current and key in current:
                     case(element)

@@ -2,12 +2,12 @@
 
 `unique` counts (suite element, identity) pairs: the same name in two `<testsuite>`
 elements (py310 and py311 shards merged into one file) is two identities. So identities
-only need comparing within one suite element, and the reader keeps the string hashes of
-the current one in a set (one `set.add` per case in the hot loop, no arithmetic on the
-hash) and counts it when the element closes. A suite element over `SPILL_AT` cases (one
-giant `<testsuite>`) moves its hashes to 64 compact arrays by their low bits, counted
-bucket by bucket at the end, so memory stays about 8 bytes per case there too.
-Two identities whose 64-bit hashes collide (2**-64 per pair) would count as one: `unique`
+only need comparing within one suite element, and the reader keeps the identities of the
+current one in a set (one `set.add` per case in the hot loop, no hash arithmetic) and
+counts it when the element closes. A suite element over `SPILL_AT` cases (one giant
+`<testsuite>`) moves their 64-bit string hashes to 64 compact arrays by their low bits,
+counted bucket by bucket at the end, so memory stays about 8 bytes per case there too;
+two of its identities whose hashes collide (2**-64 per pair) would count as one: `unique`
 is a figure for people, never what a verdict or a failure count rests on.
 """
 
@@ -15,17 +15,17 @@ from __future__ import annotations
 
 from array import array
 
-SPILL_AT = 1 << 16
+SPILL_AT = 1 << 14
 _BUCKETS = 64
 
 
 class ScopeIdentities:
-    """Hashes of the current suite element's identities; `total` for those closed."""
+    """The current suite element's identities; `total` for those closed."""
 
     __slots__ = ("_spilled", "current", "remember", "total")
 
     def __init__(self) -> None:
-        self.current: set[int] = set()
+        self.current: set[str] = set()
         #: Bound once: the hot loop calls it per case (cleared, never replaced).
         self.remember = self.current.add
         self._spilled: list[array[int]] | None = None
@@ -41,7 +41,8 @@ class ScopeIdentities:
             self._spilled = [array("q") for _ in range(_BUCKETS)]
         appends = [bucket.append for bucket in self._spilled]
         for value in self.current:
-            appends[value & (_BUCKETS - 1)](value)
+            digest = hash(value)
+            appends[digest & (_BUCKETS - 1)](digest)
         self.current.clear()
 
     def close(self) -> None:
