@@ -12,8 +12,10 @@ Safety first, because the file comes from a CI job an agent may have influenced:
 
 Streaming: only `end` events of the few tags that matter are delivered to Python; each
 `<testcase>` is judged when it closes, then cleared and unlinked with everything before it.
-A passing test leaves 8 bytes behind (a 62-bit digest of its identity plus two flag bits),
-which is what lets repeated attempts be merged without keeping names; failing tests keep
+A passing test leaves nothing behind once its suite element closes (its identity is kept
+until then, to count `unique`: junit_unique); under `junit.reruns: repeated-cases` it
+leaves 8 bytes (a 62-bit digest of its identity plus two flag bits), which is what lets
+repeated attempts be merged without keeping names. Failing tests keep
 their details (they are what a verdict and an annotation need), and so do tests a policy
 or claim named. Failing tests are matched by their full identity, never by digest, so a
 digest collision (keyed SipHash, 2**-62 per pair) could at worst merge the counts of two
