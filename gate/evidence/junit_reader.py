@@ -12,8 +12,10 @@ Safety first, because the file comes from a CI job an agent may have influenced:
 
 Streaming: only `end` events of the few tags that matter are delivered to Python; each
 `<testcase>` is judged when it closes, then cleared and unlinked with everything before it.
-A passing test leaves 8 bytes behind (a 62-bit digest of its identity plus two flag bits),
-which is what lets repeated attempts be merged without keeping names; failing tests keep
+A passing test leaves nothing behind once its suite element closes (its identity is kept
+until then, to count `unique`: junit_unique); under `junit.reruns: repeated-cases` it
+leaves 8 bytes (a 62-bit digest of its identity plus two flag bits), which is what lets
+repeated attempts be merged without keeping names. Failing tests keep
 their details (they are what a verdict and an annotation need), and so do tests a policy
 or claim named. Failing tests are matched by their full identity, never by digest, so a
 digest collision (keyed SipHash, 2**-62 per pair) could at worst merge the counts of two
@@ -55,8 +57,10 @@ from gate.claim.junit_facts import (
 )
 from gate.claim.junit_options import JUnitOptions
 from gate.claim.regular_file import open_regular
+from gate.evidence.junit_attributes import TAIL, mentions, watchable
 from gate.evidence.junit_names import aliases, identity, last_segments
 from gate.evidence.junit_time import parse_suite_timestamp
+from gate.evidence.junit_unique import ScopeIdentities
 
 DEFAULT_MAX_JUNIT_BYTES = 1 << 30
 #: A JUnit root element starts near the top; a longer prolog is a DTD trick, not a report.
@@ -118,7 +122,10 @@ def _local(tag: str) -> str:
 
 
 class _CappedReader:
-    """A file wrapper for lxml that counts, hashes and stops at the size cap."""
+    """A file wrapper for lxml that counts, hashes and stops at the size cap, and notices
+    when cases may carry `status`/`result` attributes (`statuses`; junit_attributes)."""
+
+    __slots__ = ("_cap", "_handle", "_source", "_tail", "count", "digest", "statuses")
 
     def __init__(self, handle: IO[bytes], cap: int, source: str) -> None:
         self._handle = handle
@@ -126,9 +133,15 @@ class _CappedReader:
         self._source = source
         self.count = 0
         self.digest = hashlib.sha256()
+        self.statuses = False
+        self._tail = b""
 
     def read(self, size: int = -1) -> bytes:
         data = self._handle.read(size if size > 0 else _CHUNK)
+        if not self.statuses:  # set before lxml parses the chunk, so before its cases
+            self.statuses = ((self.count == 0 and not watchable(data))
+                             or mentions(self._tail, data))
+            self._tail = data[-TAIL:]
         self.count += len(data)
         if self.count > self._cap:
             raise _too_big(self._source, self.count, self._cap)
@@ -339,9 +352,10 @@ class _Counter:
         self.identities_complete = True
         self.prefilter = last_segments(requested)
         #: Digests of named cases in buckets by their low bits: merging (`repeated`) works a
-        #: bucket at a time, and so does counting `unique`, so that no set of a million
-        #: Python ints is ever built (64 buckets when only `unique` reads them).
-        self.buckets = [array("q") for _ in range(256 if repeated else 64)]
+        #: bucket at a time, so that no set of a million Python ints is ever built.
+        self.buckets = [array("q") for _ in range(256)] if repeated else []
+        #: Otherwise `unique` is counted one suite element at a time (junit_unique).
+        self.scopes = ScopeIdentities()
         self.quiet_passed = 0
         self.quiet_skipped = 0
         self.quiet_flaky = 0
@@ -499,8 +513,7 @@ class _Counter:
     ) -> None:
         """The default rule: this case is one run of a test, whatever other cases say."""
         if merge:
-            digest = hash(key) ^ self.salt
-            self.buckets[digest % len(self.buckets)].append(digest & ~3)
+            self.scopes.remember(key)
         if outcome is Outcome.PASSED:
             self.quiet_passed += 1
             if flaky:
@@ -525,6 +538,7 @@ class _Counter:
         element = _local(suite.tag)
         if element == "testsuite":
             self.suites += 1
+            self.scopes.close()
             self.scope += 1  # the cases read from here on belong to the next suite element
             self.salt = _scope_salt(self.scope)
             self.current = set()
@@ -598,7 +612,8 @@ class _Counter:
                     table[key] = _combined(table.get(key), outcome)
         passed, skipped, flaky = self.quiet_passed, self.quiet_skipped, self.quiet_flaky
         if not self.repeated:
-            unique = sum(len(set(bucket)) for bucket in self.buckets if bucket) + self.unnamed
+            self.scopes.close()
+            unique = self.scopes.total + self.unnamed
             tests = passed + skipped + self.failures + self.errors
             return Totals(tests, passed, self.failures, self.errors, skipped, flaky, unique,
                           self.suite_errors), self.failing
@@ -769,7 +784,7 @@ def read_junit_file(
             chunk_size=_CHUNK,
         )
         try:
-            _stream(context, counter)
+            _stream(context, counter, reader)
         except etree.XMLSyntaxError as exc:
             raise _syntax_error(exc, shown, context.error_log) from None
         root = context.root
@@ -810,7 +825,7 @@ class _EveryName:
 _EVERY_NAME = _EveryName()
 
 
-def _stream(context: etree.iterparse, counter: _Counter) -> None:
+def _stream(context: etree.iterparse, counter: _Counter, reader: _CappedReader) -> None:
     """The hot loop: judge each case when it closes, then drop it and everything before it.
 
     A case none of whose result elements (failure, error, skipped, reruns) was seen, with
@@ -818,48 +833,53 @@ def _stream(context: etree.iterparse, counter: _Counter) -> None:
     children (system-out, properties) it has. It is most of any large report, and a method
     call per case would double the read time. Result elements arrive as their own end
     events, before their case's; `judged` holds the cases they belong to."""
-    case = counter.case
-    appends = [bucket.append for bucket in counter.buckets]
-    appends *= 256 // len(appends)  # index by the low 8 bits: bucket = digest % buckets
+    case, repeated, scopes = counter.case, counter.repeated, counter.scopes
+    appends = [bucket.append for bucket in counter.buckets]  # 256 when repeated, else none
+    remember = scopes.remember  # the current suite element's identities
     current, salt = counter.current, counter.salt  # refreshed at each suite element's end
     prefilter: Container[str] = counter.prefilter if counter.requested else frozenset()
     if counter.identities is not None:
         prefilter = _EVERY_NAME  # every case goes through `case`, which records identities
+    #: Nothing asks more of a passing case than its identity: no names, no merged reruns.
+    quick = not prefilter and not repeated
     judged: set[etree._Element] = set()
-    plain = 0
-    since_unlink = 0
+    cases = 0  # <testcase> elements; those not judged by `case` passed inline
     for _event, element in context:
         tag = element.tag
-        if tag != "testcase" and tag[0] == "{":
-            tag = _local(tag)
-        if tag == "testcase":
-            get = element.get  # bytes keys: lxml skips encoding the key (a third faster)
-            name = get(b"name")
-            classname = get(b"classname")
-            if (classname and name and not (judged and element in judged)
-                    and get(b"status") in _PLAIN_STATUS and get(b"result") in _PLAIN_RESULT
-                    and name not in prefilter):
+        if tag == "testcase" or (tag[0] == "{" and _local(tag) == "testcase"):
+            # bytes keys: lxml skips encoding the key (a third faster); no bound `get`
+            name = element.get(b"name")
+            classname = element.get(b"classname")
+            if quick and classname and name and not judged and not reader.statuses:
+                remember(f"{classname}::{name}")  # most of any report: the fewest steps
+            elif (classname and name and not (judged and element in judged)
+                    and (not reader.statuses or (element.get(b"status") in _PLAIN_STATUS
+                                                 and element.get(b"result") in _PLAIN_RESULT))
+                    and not (prefilter and name in prefilter)):
                 key = f"{classname}::{name}"
-                if current and key in current:
+                if not repeated:
+                    remember(key)
+                elif current and key in current:
                     case(element)
                 else:
                     digest = hash(key) ^ salt
                     appends[digest & 255](digest & ~3)
-                    plain += 1
             else:
                 judged.discard(element)
                 case(element)
             # No clear() per case: dropping the judged cases (and their output) every
             # _UNLINK_EVERY cases frees them as well, for one C call instead of 64.
-            since_unlink += 1
-            if since_unlink >= _UNLINK_EVERY:
-                since_unlink = 0
+            cases += 1
+            if not cases % _UNLINK_EVERY:
+                scopes.check()
                 parent = element.getparent()
                 if parent is not None:
                     del parent[: parent.index(element)]
             continue
+        if tag[0] == "{":
+            tag = _local(tag)
         if tag == "testsuite" or tag == "testsuites":
-            counter.suite(element, plain)
+            counter.suite(element, cases - counter.seen)
             current, salt = counter.current, counter.salt
         elif tag == "property":
             counter.property(element)
@@ -878,4 +898,4 @@ def _stream(context: etree.iterparse, counter: _Counter) -> None:
         if parent is not None:
             while element.getprevious() is not None:
                 del parent[0]
-    counter.quiet_passed += plain
+    counter.quiet_passed += cases - counter.seen  # every case `case` did not judge
