@@ -11,7 +11,6 @@ run binds itself to the commit it tested (`--head-sha`).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -25,6 +24,7 @@ from gate.claim.loader import LoadedClaim
 from gate.claim.model import CheckType
 from gate.claim.policy import Policy
 from gate.claim.wording import plural
+from gate.evidence.git_claim import path_in_repository
 from gate.evidence.git_diff import GitDiffError, changed_in, resolve_range
 from gate.evidence.interface import Collected, Collector
 
@@ -49,7 +49,8 @@ class BranchChanges:
         paths = frozenset(p for change in changes for p in change.paths)
         observed = PullObservation(PullChanges(paths, complete=True), arrival=None)
         source = f"git diff {self.base}...{self.head[:12]}"
-        claim_file = _inside(self.claim, self.repo, resolved.toplevel)
+        claim_file = None if self.claim is None else path_in_repository(
+            self.claim, self.repo, resolved.toplevel)
         changed = ChangedPaths.of([_as_file(c) for c in changes], None, source,
                                   () if claim_file is None else (claim_file,))
         note = f"{source}: {plural(len(paths), 'path')} changed"
@@ -61,20 +62,6 @@ def _as_file(change: ChangedPath) -> ChangedFile:
     renamed = change.status is ChangeStatus.RENAMED
     return ChangedFile(change.path, change.status.name.lower(),
                        change.old_path if renamed else None)
-
-
-def _inside(claim: Path | None, repo: Path, top: Path) -> str | None:
-    """The claim's path in the repository (as the diff names files), if it is in it.
-
-    A relative claim path is read against `repo`, as the committed claim is
-    (`git_claim.read_committed_claim`)."""
-    if claim is None:
-        return None
-    where = Path(os.path.realpath(repo / claim.parent)) / claim.name
-    try:
-        return where.relative_to(Path(os.path.realpath(top))).as_posix()
-    except ValueError:
-        return None
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,17 @@ class CommittedClaim:
         return f"{self.path}@{self.commit[:12]}"
 
 
+def path_in_repository(claim: Path, repo: Path, top: Path) -> str | None:
+    """The claim's path as git names it in the working tree `top`, or None when it lies
+    outside; a relative claim path is read against `repo`. The parent is resolved, not the
+    file: a symlinked checkout path still names the file."""
+    base = Path(os.path.realpath(repo / claim.parent)) / claim.name
+    try:
+        return base.relative_to(Path(os.path.realpath(top))).as_posix()
+    except ValueError:
+        return None
+
+
 def _in_repository(repo: Path, claim: Path, run: GitRunner) -> tuple[Path, str]:
     try:
         top = toplevel(repo, run)
@@ -45,14 +56,11 @@ def _in_repository(repo: Path, claim: Path, run: GitRunner) -> tuple[Path, str]:
         raise InvalidInput(str(repo), None, f"--repo is not a git working tree: {exc}",
                            "run the gate in a clone of the repository, or pass --repo DIR"
                            ) from None
-    # The parent resolved, not the file: a symlinked checkout path still names the file.
-    base = Path(os.path.realpath(repo / claim.parent)) / claim.name
-    try:
-        inside = base.relative_to(Path(os.path.realpath(top)))
-    except ValueError:
+    inside = path_in_repository(claim, repo, top)
+    if inside is None:
         raise InvalidInput(str(claim), None, f"the claim is outside the repository {top}",
-                           "name the claim file inside the clone given by --repo") from None
-    return top, inside.as_posix()
+                           "name the claim file inside the clone given by --repo")
+    return top, inside
 
 
 def read_committed_claim(repo: Path, claim: Path, commit: str,
