@@ -258,10 +258,10 @@ def _assertion(raw: Any, source: str, where: tuple[str | int, ...], method: str)
         if isinstance(text, str):
             unknown = _template_fields(text) - {"sha", "short_sha"}
             if unknown and kind is not AssertionKind.JSON_POINTER:
-                names = ", ".join(sorted(unknown))
                 raise _fail(
                     source, where,
-                    f"unknown template {listed('field', names)}; use {{sha}} or {{short_sha}}",
+                    f"unknown template {listed('field', sorted(unknown))}; use {{sha}} or"
+                    " {short_sha}",
                 )
     return Assertion(kind, raw.get("name", key), subject, raw.get("equals"))
 
@@ -369,7 +369,7 @@ def _explain(error: ValidationError) -> str:
         known = set(schema.get("properties", {}))
         accepted = ", ".join(sorted(known))
         extra = sorted(set(error.instance) - known)
-        unknown = ", ".join(repr(key) for key in extra if not str(key).startswith("x-"))
+        unknown = [repr(key) for key in extra if not str(key).startswith("x-")]
         return f"unknown {listed('key', unknown)}; accepted here: {accepted} (and x- fields)"
     if error.validator == "oneOf" and "assert" in path:
         return (

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 _UNITS = (("d", 86400), ("h", 3600), ("min", 60), ("s", 1))
 
 
@@ -10,13 +12,9 @@ def plural(count: int, noun: str, nouns: str | None = None) -> str:
     return f"{count} {noun if count == 1 else (nouns or noun + 's')}"
 
 
-def listed(noun: str, names: str | list[str], nouns: str | None = None) -> str:
-    """The noun in the number of the names it introduces: "key 'a'", "keys 'a', 'b'".
-
-    `names` is a list, or an already joined string (one name when it holds no comma)."""
-    joined = names if isinstance(names, str) else ", ".join(names)
-    several = len(names) > 1 if isinstance(names, list) else ", " in names
-    return f"{(nouns or noun + 's') if several else noun} {joined}"
+def listed(noun: str, names: Sequence[str], nouns: str | None = None) -> str:
+    """The noun in the number of the names it introduces: "key a", "keys a, b"."""
+    return f"{(nouns or noun + 's') if len(names) > 1 else noun} {', '.join(names)}"
 
 
 def duration(seconds: float) -> str:
