@@ -246,3 +246,32 @@ def test_the_action_writes_the_svg_and_charts_the_push_in_the_job_summary(
     check = s.check()
     assert "mermaid" not in (check.summary or "")
     assert len(check.summary or "") <= MAX_OUTPUT_CHARS
+
+
+def _seed_with(tmp_path: Path, at: str) -> Path:
+    claim = json.loads(SEED.read_text("utf-8"))
+    claim["mutations"][0]["at"] = at
+    path = tmp_path / "claim.json"
+    path.write_text(json.dumps(claim), "utf-8")
+    return path
+
+
+@pytest.mark.parametrize("at", ["9999-12-31T23:59:59Z", "0001-01-01T00:00:00Z"])
+@pytest.mark.parametrize("form", ["svg", "markdown"])
+def test_a_mutation_at_the_calendars_end_is_drawn_not_a_crash(
+    tmp_path: Path, at: str, form: str
+) -> None:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["verify", str(_seed_with(tmp_path, at)), "--now", "2026-08-27T18:04:10Z",
+                 "--format", form], out=out, err=err)
+    assert code == 1, err.getvalue()
+    assert "m1 (state_write accounts/4471)" in out.getvalue()
+
+
+def test_the_mermaid_chart_gives_times_in_utc(tmp_path: Path) -> None:
+    out = io.StringIO()
+    main(["verify", str(_seed_with(tmp_path, "2026-08-27T20:04:02+02:00")), "--now",
+          "2026-08-27T18:04:10Z", "--format", "markdown"], out=out, err=io.StringIO())
+    chart = mermaid_block(out.getvalue())
+    assert "2026-08-27 18:04:02" in chart
+    assert "20:04:02" not in chart

@@ -37,10 +37,12 @@ def seconds(moment: datetime) -> float:
 
 
 def moment(value: float) -> datetime:
-    """The instant `value` seconds after 1970, clamped to what datetime can hold."""
-    low, high = seconds(datetime.min.replace(tzinfo=UTC)), seconds(
-        datetime.max.replace(tzinfo=UTC))
-    return _EPOCH + timedelta(seconds=min(max(value, low), high))
+    """The instant `value` seconds after 1970, clamped to what datetime can hold (the float
+    of datetime.max's seconds rounds past it, so the clamp is on the datetime itself)."""
+    try:
+        return _EPOCH + timedelta(seconds=value)
+    except OverflowError:
+        return (datetime.max if value > 0 else datetime.min).replace(tzinfo=UTC)
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ axis shows UTC whatever the viewer's zone (the title says so).
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 
 from gate.report.timeline import Event, Kind, Mark, Timeline
 
@@ -41,7 +41,10 @@ def mermaid_text(text: str, limit: int = LABEL_CHARS) -> str:
     return words if len(words) <= limit else words[:limit - 3].rstrip() + "..."
 
 
-def _when(moment: datetime) -> str:
+def _when(at: datetime) -> str:
+    """The instant in UTC, as the chart's title says its times are (a claim may give +02:00;
+    the loader refuses times outside the calendar once in UTC)."""
+    moment = at.astimezone(UTC)
     return (f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d}"
             f" {moment.hour:02d}:{moment.minute:02d}:{moment.second:02d}")
 
