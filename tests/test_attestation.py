@@ -373,7 +373,7 @@ def test_an_unsigned_statement_needs_allow_unsigned(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("content", "key", "reason"), [
-    ("not json", True, "not JSON"),
+    ("not json", True, "not valid JSON"),
     ('{"payloadType": "application/vnd.in-toto+json", "payload": "%%%", "signatures": []}',
      True, "base64"),
     ('{"payloadType": "application/vnd.in-toto+json", "payload": "e30=",'
@@ -388,6 +388,35 @@ def test_unusable_input_is_exit_3(tmp_path: Path, content: str, key: bool, reaso
                        *(["--key", str(public)] if key else []))
     assert code == 3, err
     assert reason in err
+
+
+def test_a_statement_saying_failed_then_passed_is_refused(tmp_path: Path) -> None:
+    """A duplicate key is refused: one reader would see FAILED, a lenient one PASSED."""
+    _, out = attest(tmp_path)
+    text = out.read_text("utf-8")
+    forged = text.replace('"verificationResult": "PASSED"',
+                          '"verificationResult": "FAILED", "verificationResult": "PASSED"', 1)
+    assert forged != text
+    out.write_text(forged, "utf-8")
+    code, _, err = run("attestation", "verify", out, "--commit", SHA, "--allow-unsigned")
+    assert code == 3, err
+    assert "verificationResult" in err
+
+
+@pytest.mark.parametrize("policy", [None, {}, {"digest": {}}, {"digest": {"sha256": "abc"}}])
+def test_a_statement_without_its_policy_digest_is_refused(
+    tmp_path: Path, policy: dict[str, object] | None
+) -> None:
+    _, out = attest(tmp_path)
+    statement = json.loads(out.read_text("utf-8"))
+    if policy is None:
+        del statement["predicate"]["policy"]
+    else:
+        statement["predicate"]["policy"] = policy
+    out.write_text(json.dumps(statement), "utf-8")
+    code, _, err = run("attestation", "verify", out, "--commit", SHA, "--allow-unsigned")
+    assert code == 3, err
+    assert "predicate.policy" in err
 
 
 def test_a_bad_public_key_file_is_exit_3(tmp_path: Path) -> None:

@@ -14,7 +14,6 @@ input (not JSON, a malformed envelope or statement, a bad key file, an envelope 
 from __future__ import annotations
 
 import argparse
-import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -24,7 +23,7 @@ from typing import Any, TextIO
 
 from gate.claim.commit import normalise_sha, parse_commit_sha
 from gate.claim.errors import InvalidInput, UsageError
-from gate.claim.jsondoc import read_capped
+from gate.claim.jsondoc import decode_utf8, parse_json, read_capped
 from gate.claim.timefmt import TimestampError, format_rfc3339, parse_rfc3339
 from gate.claim.wording import duration
 from gate.faces.dsse import IN_TOTO_PAYLOAD_TYPE, is_envelope, load_public_key, parse_envelope
@@ -97,7 +96,7 @@ class StatementView:
     predicate_type: str
     result: str
     time_verified: datetime
-    policy_sha256: str | None
+    policy_sha256: str
 
 
 def _field(mapping: object, key: str, kind: type, source: str, where: str) -> Any:
@@ -123,16 +122,18 @@ def parse_statement(document: object, source: str) -> StatementView:
         verified_at = parse_rfc3339(text)
     except TimestampError as exc:
         raise InvalidInput(source, None, f"predicate.timeVerified: {exc}") from None
-    policy = predicate.get("policy")
-    digest = policy.get("digest") if isinstance(policy, dict) else None
-    policy_sha256 = digest.get("sha256") if isinstance(digest, dict) else None
+    policy = _field(predicate, "policy", dict, source, "predicate.policy")
+    digest = _field(policy, "digest", dict, source, "predicate.policy.digest")
+    policy_sha256 = _field(digest, "sha256", str, source, "predicate.policy.digest.sha256")
+    if not _HEX64.match(policy_sha256.lower()):
+        raise InvalidInput(source, None, "predicate.policy.digest.sha256 is not 64 hex digits")
     return StatementView(
         commits=commits,
         predicate_type=_field(document, "predicateType", str, source, "predicateType"),
         result=_field(predicate, "verificationResult", str, source,
                       "predicate.verificationResult"),
         time_verified=verified_at,
-        policy_sha256=policy_sha256.lower() if isinstance(policy_sha256, str) else None,
+        policy_sha256=policy_sha256.lower(),
     )
 
 
@@ -171,10 +172,9 @@ def statement_problems(view: StatementView, wanted: Requirements, now: datetime)
 
 
 def _json(data: bytes, source: str, what: str) -> object:
-    try:
-        return json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InvalidInput(source, None, f"the {what} is not JSON: {exc}") from None
+    """Strictly, as every document the gate reads: a duplicate key (`"FAILED"` then
+    `"PASSED"`) is refused, not read as the last one."""
+    return parse_json(decode_utf8(data, source, what), source, what)
 
 
 def _open(args: argparse.Namespace) -> tuple[object, list[str]]:
