@@ -95,3 +95,24 @@ def test_an_unreadable_claim_beside_a_verified_one_fails_the_statement(
     assert statement["predicate"]["verificationResult"] == "FAILED"
     states = [c["state"] for c in statement["predicate"]["x-claim-gate-completed-claims"]]
     assert sorted(states) == ["unreadable", "verified"]
+
+
+def test_a_pr_of_the_same_head_left_undecided_fails_the_statement(
+    github_hub: Hub, tmp_path: Path
+) -> None:
+    """One run names two PRs of one head: the one into main verifies, the one into a branch
+    the agent pushed is not decided. The step says unverified, so the statement is FAILED
+    (an observe-mode step exits 0, and a signing step after it would sign a PASSED file)."""
+    s = scenario(github_hub, claim_json([edit(at=T0 - timedelta(minutes=3))]))
+    github_hub.add_commit(s.repo, {"x": "1\n"}, branch="elsewhere",
+                          parents=[s.repo.branches["main"]], pushed_at=T0 - timedelta(hours=1))
+    other = github_hub.add_pull(s.repo, head="copilot/fix-parser", base="elsewhere")
+    s.add_run(junit_xml(passed=5), pull_requests=[s.pull, other])
+    _, files = act(s, tmp_path, event="workflow_run", mode="observe")
+    assert files.outputs()["verdict"] == "unverified"
+    statement = _statement(files.workspace, files.outputs()["attestation"])
+    validate_in_toto(statement)
+    assert statement["predicate"]["verificationResult"] == "FAILED"
+    code, err = _deploy_gate(files.workspace / ".claim-gate" / "attestation.json", s.head.sha)
+    assert code == 1
+    assert "not verified" in err

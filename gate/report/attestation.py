@@ -53,11 +53,15 @@ class AttestationInput:
     policy_sha256: str
     claims: tuple[AttestedClaim, ...]
     inputs: tuple[tuple[str, str], ...] = ()  # (what, sha256) of every evidence file read
+    #: False when the run had more to decide than these claims and did not (a PR of the
+    #: same head whose claim could not be decided): then nothing here can pass.
+    complete: bool = True
 
 
-def result_of(claims: Sequence[AttestedClaim]) -> str:
-    """Fail closed: no claim, an unread claim or any verdict but verified is FAILED."""
-    passed = bool(claims) and all(c.state is VerdictState.VERIFIED for c in claims)
+def result_of(claims: Sequence[AttestedClaim], complete: bool = True) -> str:
+    """Fail closed: no claim, an unread claim, any verdict but verified, or a run that left
+    something undecided is FAILED."""
+    passed = complete and bool(claims) and all(c.state is VerdictState.VERIFIED for c in claims)
     return PASSED if passed else FAILED
 
 
@@ -74,7 +78,7 @@ def verification_statement(given: AttestationInput) -> dict[str, JSON]:
         "inputAttestations": [
             {"uri": what, "digest": {"sha256": digest}} for what, digest in given.inputs
         ],
-        "verificationResult": result_of(given.claims),
+        "verificationResult": result_of(given.claims, given.complete),
         COMPLETED_CLAIMS_KEY: [
             {"claim": c.label, "state": str(c.state) if c.state else "unreadable",
              "completed": dict(c.record) if c.record is not None else None}

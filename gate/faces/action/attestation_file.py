@@ -57,8 +57,10 @@ def _inputs(records: Sequence[dict[str, Any]]) -> tuple[tuple[str, str], ...]:
 
 
 def action_statement(
-    files: Sequence[DecidedFile], head_sha: str, resource_uri: str
+    files: Sequence[DecidedFile], head_sha: str, resource_uri: str, *, complete: bool = True
 ) -> dict[str, Any] | None:
+    """The statement for the decided claim files; `complete` False: something the run had to
+    decide was not decided, so the statement is FAILED whatever the decided files say."""
     verdicts = [f.verdict for f in files if f.verdict is not None]
     if not verdicts:
         return None
@@ -81,6 +83,7 @@ def action_statement(
             for f, record in zip(files, records, strict=True)
         ),
         inputs=_inputs([r for r in records if r is not None]),
+        complete=complete,
     )
     return verification_statement(given)
 

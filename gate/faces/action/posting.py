@@ -65,6 +65,9 @@ class Published:
     decided: tuple[DecidedFile, ...] = ()
     #: The time line of each decided claim, as SVG (the `timeline-svg` output's files).
     timelines: tuple[str, ...] = ()
+    #: A PR of this run (or a claim of one) was not decided: the run's verdict is not verified
+    #: whatever the decided claims say, and so neither is its statement.
+    undecided: bool = False
 
 
 class Poster(Protocol):
@@ -130,8 +133,8 @@ class ApiPoster:
                     f"{claim_json}: cannot write the completed claim: {exc}") from None
         for summary in published.summaries:
             append_summary(self.runner.summary_file, summary)
-        attestation = self._attest(published)
         pictures = write_timelines(self.runner.workspace, published.timelines)
+        attestation = self._attest(published)  # the last file: none is left if one failed
         write_outputs(self.runner.output_file, {
             "verdict": published.verdict,
             "unmet-count": str(published.unmet_count),
@@ -150,4 +153,5 @@ class ApiPoster:
         head = published.head_sha
         uri = f"git+{self.runner.server_url.rstrip('/')}/{self.runner.repository}@{head}"
         return write_statement(self.runner.workspace,
-                               action_statement(published.decided, head, uri))
+                               action_statement(published.decided, head, uri,
+                                                complete=not published.undecided))

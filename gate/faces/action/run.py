@@ -418,8 +418,8 @@ def _finish(
         tuple(summaries), reports[0].head_sha if reports else "",
         tuple(DecidedFile(d.found.label, d.found.data, d.verdict, d.record_json)
               for d in decided),
-        timelines=tuple(d.timeline_svg for d in decided if d.timeline_svg)))
-    verdict_exit = 0 if not_required else int(EXIT_FOR_STATE[worst_state])
+        timelines=tuple(d.timeline_svg for d in decided if d.timeline_svg),
+        undecided=undecided or not decided))
     blocking = inputs.mode is Mode.ENFORCE and not not_required
     verdict_exit = 0 if not_required else int(EXIT_FOR_STATE[blocking_state])
     return GateOutcome(verdict_exit if blocking else 0, verdict_name, unmet, claim_json,
