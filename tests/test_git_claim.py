@@ -90,3 +90,28 @@ def test_a_shallow_clone_cannot_answer_diff_base(tmp_path: Path) -> None:
                 out=io.StringIO(), err=err)
     assert code == 3
     assert "shallow clone" in err.getvalue()
+
+
+def test_a_relative_claim_in_a_subdirectory_is_read_from_the_current_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    init_repo(tmp_path)
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / ".claim.json").write_text(claim_text())
+    head = commit_all(tmp_path, "claim")
+    monkeypatch.chdir(tmp_path / "pkg")
+    loaded = load_claim_at(Path(".claim.json"), 1 << 20, head)
+    assert loaded is not None
+    assert loaded.claim.task.id == "calc-2"
+
+
+def test_git_failing_is_never_read_as_no_repository(tmp_path: Path) -> None:
+    """git missing (or refusing the clone) must not fall back to the workspace file, which the
+    agent's tests may have rewritten; only git's "not a git repository" means none."""
+    claim, head = _repo(tmp_path)
+
+    def missing(args: list[str], directory: Path) -> bytes:
+        raise FileNotFoundError("git")
+
+    with pytest.raises(InvalidInput, match="git is not installed"):
+        load_claim_at(claim, 1 << 20, head, run=missing)

@@ -100,14 +100,23 @@ def _workspace_bytes(claim: Path, max_bytes: int) -> bytes | None:
 
 
 def _holding_repository(claim: Path, run: GitRunner) -> Path | None:
-    """The working tree the claim's directory is in, if any."""
+    """The working tree the claim's directory is in; None only when git says it is in none.
+
+    Any other failure (git missing, a timeout, git refusing a repository it does not trust)
+    is invalid input: falling back to the workspace file would read the very copy the
+    agent's tests could have rewritten."""
     directory = claim.parent
     while not directory.is_dir() and directory != directory.parent:
         directory = directory.parent
     try:
         return toplevel(directory, run)
-    except GitDiffError:
-        return None
+    except GitDiffError as exc:
+        if "not a git repository" in str(exc):
+            return None
+        raise InvalidInput(str(claim), None,
+                           f"git cannot say which repository holds the claim: {exc}",
+                           "fix git in the gate's job, or name the clone with --repo DIR"
+                           ) from None
 
 
 def load_claim_at(claim: Path, max_bytes: int, head_sha: str | None,
@@ -120,11 +129,13 @@ def load_claim_at(claim: Path, max_bytes: int, head_sha: str | None,
     code, which may have rewritten it after the run. A claim in no working tree (and no
     `repo` named) was committed nowhere the gate can see: it is read as a file."""
     workspace = _workspace_bytes(claim, max_bytes)
+    located = claim
     if repo is None and head_sha is not None:
         repo = _holding_repository(claim, run)
+        located = Path.cwd() / claim  # a relative path is the current directory's
     if head_sha is None or repo is None:
         return None if workspace is None else parse_claim_bytes(workspace, str(claim))
-    committed = read_committed_claim(repo, claim, head_sha, run)
+    committed = read_committed_claim(repo, located, head_sha, run)
     if committed.data is not None and len(committed.data) > max_bytes:
         raise InvalidInput(committed.label, None,
                            f"the claim is over the {max_bytes}-byte limit",
