@@ -41,3 +41,25 @@ def test_a_malformed_object_is_could_not_decide_naming_the_endpoint(
         call(_api(mocker, answer))
     assert endpoint in str(caught.value)
     assert "not shaped as documented" in str(caught.value)
+
+
+@pytest.mark.parametrize(("answer", "said"), [
+    ([], "does not say whether an App opened it"),
+    ({"number": 1}, "does not say whether an App opened it"),
+    ({"performed_via_github_app": {"id": 5}}, "without a slug"),
+    ({"performed_via_github_app": {"slug": ""}}, "without a slug"),
+])
+def test_an_unreadable_opener_app_is_could_not_decide(
+    mocker: MockerFixture, answer: Any, said: str
+) -> None:
+    """Not "a person opened it": the agents rule gates a PR whose app cannot be read."""
+    with pytest.raises(CouldNotDecide, match=said):
+        _api(mocker, answer).pull_app(1)
+
+
+@pytest.mark.parametrize(("answer", "app"), [
+    ({"performed_via_github_app": None}, None),
+    ({"performed_via_github_app": {"slug": "chatgpt-codex-connector"}}, "chatgpt-codex-connector"),
+])
+def test_the_opener_app_is_read(mocker: MockerFixture, answer: Any, app: str | None) -> None:
+    assert _api(mocker, answer).pull_app(1) == app

@@ -199,8 +199,16 @@ class GitHubApi:
         """The slug of the GitHub App that opened PR `number` on a user's behalf (the issue's
         `performed_via_github_app`), or None when a person or a bot account opened it."""
         _, data = self._request("GET", f"{self._repo}/issues/{number}")
-        app = data.get("performed_via_github_app") if isinstance(data, dict) else None
-        return str(app["slug"]) if isinstance(app, dict) and app.get("slug") else None
+        if not isinstance(data, dict) or "performed_via_github_app" not in data:
+            raise CouldNotDecide(f"GitHub's issue #{number} does not say whether an App opened"
+                                 " it (no performed_via_github_app)")
+        app = data["performed_via_github_app"]
+        if app is None:
+            return None
+        if not isinstance(app, dict) or not isinstance(app.get("slug"), str) or not app["slug"]:
+            raise CouldNotDecide(f"GitHub names an App that opened issue #{number} without a"
+                                 " slug to tell which")
+        return str(app["slug"])
 
     def pulls_for_commit(self, sha: str) -> list[int]:
         return [int(p["number"]) for p in self._pages(f"{self._repo}/commits/{sha}/pulls", {}, None)
