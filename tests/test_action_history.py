@@ -146,6 +146,24 @@ def test_history_costs_at_most_three_calls(github_hub: Hub, tmp_path: Path) -> N
     assert f"{first.head_sha[:12]}: verified (decided" in _section(second)
 
 
+def test_the_history_is_read_only_after_the_claim_is_decided(
+    github_hub: Hub, tmp_path: Path
+) -> None:
+    """Its calls (and any wait on them) come after every read of evidence, so they cannot age
+    the evidence or spend the rate limit the decision needs."""
+    s = scenario(github_hub, claim_json([edit(at=T0 - timedelta(minutes=3))]))
+    _, app = _app(github_hub, s)
+    before = s.head.sha
+    _push(s, 5, "x = 5\n")
+    s.add_run(junit_xml(passed=5), started=timedelta(minutes=10))
+    github_hub.requests.clear()
+    _act(s, tmp_path, "1", app)
+    paths = [r.path for r in github_hub.requests]
+    history = min(i for i, path in enumerate(paths) if f"/commits/{before}/check-runs" in path)
+    evidence = max(i for i, path in enumerate(paths) if "/actions/" in path)
+    assert evidence < history
+
+
 def test_a_check_of_the_same_name_from_another_app_is_not_history(
     github_hub: Hub, tmp_path: Path
 ) -> None:

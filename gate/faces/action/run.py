@@ -45,7 +45,7 @@ from gate.faces.action.attestation_file import DecidedFile
 from gate.faces.action.inputs import ActionInputs, RunnerContext
 from gate.faces.action.posting import ApiPoster, Poster, Published
 from gate.faces.action.posting import post_check_run as post_check_run  # its old home
-from gate.pipeline import EXIT_FOR_STATE, exit_code_for, run
+from gate.pipeline import EXIT_FOR_STATE, Decision, exit_code_for, run
 from gate.report.check_run import (
     Annotation,
     CheckRunReport,
@@ -262,12 +262,16 @@ def _decide_pull(
     changed = replace(changed, claim_files=tuple(f.repo_path for f in search.found
                                                  if f.repo_path))
     facts = pull_facts(api, pull, policy.trust, inputs.check_name, changed)
-    # Information for the reviewer, read apart from the evidence and never given to `run`.
+    judged = [_judge_claim(api, claim_file, policy, inputs, runner, facts, clock, details_url,
+                           search, probe_io) for claim_file in search.found]
+    # Information for the reviewer, read only once every claim is decided (its calls and
+    # their waits cannot age the evidence) and never given to `run`.
     prior = read_history(api, pull, check_name=inputs.check_name,
                          app_id=int(inputs.app_id) if inputs.app_id else None,
                          decided_for=external_id(pull.number, pull.base_ref), before=before)
-    decided = [_decide_one(api, claim_file, policy, inputs, runner, facts, clock, details_url,
-                           search, probe_io, prior) for claim_file in search.found]
+    decided = [j if isinstance(j, _Decided) else
+               _report_claim(api, j, policy, inputs, facts, details_url, search, prior)
+               for j in judged]
     reports = [d.report for d in decided]
     if len(decided) > 1:  # the configured name, always, with the worst verdict (posted last)
         reports.append(combined_report(
@@ -278,7 +282,21 @@ def _decide_pull(
     return _Part(reports, decided)
 
 
-def _decide_one(
+@dataclass(frozen=True)
+class _Judged:
+    """One claim file decided, before its reports are built."""
+
+    found: FoundClaim
+    decision: Decision
+
+
+def _check_name(found: FoundClaim, inputs: ActionInputs, search: ClaimSearch) -> str:
+    several = len(search.found) > 1
+    return f"{inputs.check_name} ({found.repo_path or 'PR body'})" if several \
+        else inputs.check_name
+
+
+def _judge_claim(
     api: GitHubApi,
     found: FoundClaim,
     policy: Policy,
@@ -289,11 +307,10 @@ def _decide_one(
     details_url: str | None,
     search: ClaimSearch,
     probe_io: ProbeIO | None,
-    prior: PriorHistory,
-) -> _Decided:
+) -> _Decided | _Judged:
+    """Collect and decide one claim file (an unreadable one is reported at once)."""
     head_sha = facts.pull.head_sha
-    several = len(search.found) > 1
-    name = f"{inputs.check_name} ({found.repo_path or 'PR body'})" if several else inputs.check_name
+    name = _check_name(found, inputs, search)
     try:
         loaded = load_found(found)
     except InvalidInput as exc:
@@ -315,8 +332,24 @@ def _decide_one(
         collectors.append(Probes(ProbeContext(
             head_sha=head_sha, environment_urls=deployed_urls(
                 facts.deployments, facts.trust.deployment_creators)), probe_io))
-    decision = run(loaded, policy, collectors, clock)
-    verdict, ci = decision.verdict, decision.observed
+    return _Judged(found, run(loaded, policy, collectors, clock))
+
+
+def _report_claim(
+    api: GitHubApi,
+    judged: _Judged,
+    policy: Policy,
+    inputs: ActionInputs,
+    facts: PullFacts,
+    details_url: str | None,
+    search: ClaimSearch,
+    prior: PriorHistory,
+) -> _Decided:
+    """The check run, record and summary of a decided claim, with the PR's history."""
+    found, loaded = judged.found, judged.decision.loaded
+    verdict, ci = judged.decision.verdict, judged.decision.observed
+    head_sha = facts.pull.head_sha
+    name = _check_name(found, inputs, search)
     if ci.pull is None or ci.pull.arrival is None:
         raise CouldNotDecide("GitHub's collector recorded no arrival for the head")
     record = completed_record(loaded.document.raw, verdict)
