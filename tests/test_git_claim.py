@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -110,7 +111,7 @@ def test_git_failing_is_never_read_as_no_repository(tmp_path: Path) -> None:
     agent's tests may have rewritten; only git's "not a git repository" means none."""
     claim, head = _repo(tmp_path)
 
-    def missing(args: list[str], directory: Path) -> bytes:
+    def missing(args: Sequence[str], directory: Path) -> bytes:
         raise FileNotFoundError("git")
 
     with pytest.raises(InvalidInput, match="git is not installed"):
