@@ -20,11 +20,16 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gate.claim.github_facts import CheckRunInfo
+from gate.claim.github_facts import ActivityEntry, CheckRunInfo, PullRequestRef
 from gate.claim.history_facts import FirstVerified, HeadVerdict, HistoryStatus, PriorHistory
 from gate.claim.timefmt import format_rfc3339, parse_rfc3339
 from gate.engine.bases import external_id
-from gate.evidence.github.history import MalformedHistoryError, from_check, own_check
+from gate.evidence.github.history import (
+    MalformedHistoryError,
+    _earlier_heads,
+    from_check,
+    own_check,
+)
 from gate.pipeline import VerifyOptions, VerifyResult, run_verify
 from gate.report.check_run import Mode, build_check_run, conclusion_for
 from gate.report.history import HEADING, history_json, history_lines
@@ -395,3 +400,29 @@ def test_only_a_completed_check_of_the_app_for_this_pr_and_head_is_ours() -> Non
     assert own_check(others, _SHA, NAME, 7, "x") is None
     newer = replace(mine, id=10, completed_at=T0 + timedelta(minutes=1))
     assert own_check([*others, mine, newer], _SHA, NAME, 7, "x") == newer
+
+
+def test_an_unfinished_check_of_ours_is_found_when_asked_for() -> None:
+    running = replace(_ours(None), status="in_progress", completed_at=None)
+    assert own_check([running], _SHA, NAME, 7, "x") is None
+    assert own_check([running], _SHA, NAME, 7, "x", finished=False) == running
+
+
+class _Activity:
+    """The activity page of a branch, newest first (a stand-in for the API's one call)."""
+
+    def __init__(self, *pushes: tuple[str, str]) -> None:
+        self.entries = [ActivityEntry("push", "refs/heads/b", before, after, T0, "a")
+                        for before, after in pushes]
+
+    def activity(self, repository: str, ref: str) -> list[ActivityEntry]:
+        return self.entries
+
+
+def test_pushes_newer_than_the_head_are_not_earlier_heads() -> None:
+    """Re-running an old event: its head is not the branch's newest push, and what came after
+    it is no part of its history."""
+    newer, head, older, oldest = "d" * 40, "c" * 40, "b" * 40, "a" * 40
+    pull = PullRequestRef(1, head, "b", "o/r", "main", "o/r", "agent", "")
+    api = _Activity((head, newer), (older, head), (oldest, older), ("0" * 40, oldest))
+    assert list(_earlier_heads(api, pull, None)) == [older, oldest]  # type: ignore[arg-type]

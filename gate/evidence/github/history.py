@@ -59,17 +59,22 @@ def read_history(
     source = (f"check runs named {check_name!r} posted by GitHub App {app_id} for"
               f" PR #{pull.number}")
     skipped: list[str] = []
+    running = False  # a check of ours on a skipped head is not finished: the chain has a gap
     try:
         heads = _earlier_heads(api, pull, before)
         for sha in itertools.islice(heads, MAX_LOOKUPS):
-            ours = own_check(api.check_runs(sha, check_name, latest=False), sha, check_name,
-                             app_id, decided_for)
+            checks = api.check_runs(sha, check_name, latest=False)
+            ours = own_check(checks, sha, check_name, app_id, decided_for)
             if ours is None:
-                skipped.append(sha[:12])
+                unfinished = own_check(checks, sha, check_name, app_id, decided_for,
+                                       finished=False)
+                running = running or unfinished is not None
+                skipped.append(sha[:12] + (" (still being decided)" if unfinished else ""))
                 continue
             prior = from_check(ours, pull.number)
             note = "; ".join(n for n in (_skipped_note(skipped), prior.note) if n) or None
-            return replace(prior, note=note, source=source)
+            return replace(prior, note=note, source=source,
+                           complete=prior.complete and not running)
         exhausted = next(heads, None) is None  # no earlier head left unasked
     except (CouldNotDecide, MalformedHistoryError) as exc:
         return PriorHistory(HistoryStatus.UNREADABLE, note=str(exc), source=source)
@@ -77,7 +82,8 @@ def read_history(
             else "no earlier head of this PR is known")
     if not exhausted:
         note += f" (only the {MAX_LOOKUPS} newest earlier heads are asked about)"
-    return PriorHistory(HistoryStatus.READ, note=note, source=source, complete=exhausted)
+    return PriorHistory(HistoryStatus.READ, note=note, source=source,
+                        complete=exhausted and not running)
 
 
 def _skipped_note(skipped: list[str]) -> str | None:
@@ -94,18 +100,26 @@ def _earlier_heads(api: GitHubApi, pull: PullRequestRef, before: str | None) -> 
     if pull.head_repo == "(deleted)":
         return
     repository = pull.head_repo if pull.from_fork else pull.base_repo
+    past_head = False  # pushes newer than the head under decision are not earlier heads
     for entry in itertools.islice(api.activity(repository, pull.head_ref), PER_PAGE):
-        for sha in ((entry.before,) if entry.after == pull.head_sha else (entry.after,)):
-            if normalise_sha(sha) == sha and sha not in seen:
-                seen.add(sha)
-                yield sha
+        if entry.after == pull.head_sha:
+            past_head, sha = True, entry.before
+        elif past_head:
+            sha = entry.after
+        else:
+            continue
+        if normalise_sha(sha) == sha and sha not in seen:
+            seen.add(sha)
+            yield sha
 
 
 def own_check(checks: list[CheckRunInfo], sha: str, check_name: str, app_id: int,
-              decided_for: str) -> CheckRunInfo | None:
-    """The newest completed check on `sha` that is provably the gate's for this PR."""
+              decided_for: str, finished: bool = True) -> CheckRunInfo | None:
+    """The newest completed check on `sha` that is provably the gate's for this PR (with
+    `finished` False: the newest one not completed yet)."""
     ours = [c for c in checks if c.app_id == app_id and c.name == check_name
-            and c.external_id == decided_for and c.head_sha == sha and c.status == "completed"]
+            and c.external_id == decided_for and c.head_sha == sha
+            and (c.status == "completed") is finished]
     return max(ours, key=lambda c: (c.completed_at is not None, c.completed_at, c.id),
                default=None)
 
