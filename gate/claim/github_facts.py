@@ -121,13 +121,6 @@ class ActivityEntry:
 
 
 @dataclass(frozen=True)
-class CheckSuiteInfo:
-    id: int
-    app_slug: str
-    created_at: datetime
-
-
-@dataclass(frozen=True)
 class CheckRunInfo:
     """A check run as listed on a commit: who posted it (the app) matters as much as what."""
 

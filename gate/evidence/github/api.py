@@ -28,7 +28,6 @@ from gate.claim.github_facts import (
     Artifact,
     ChangedFile,
     CheckRunInfo,
-    CheckSuiteInfo,
     ContentEntry,
     Deployment,
     DeploymentStatus,
@@ -101,7 +100,6 @@ _ENDPOINTS = {
     "base_branch_runs": "GET /repos/{owner}/{repo}/actions/workflows/{id}/runs",
     "changed_files": "GET /repos/{owner}/{repo}/pulls/{number}/files",
     "activity": "GET /repos/{owner}/{repo}/activity",
-    "check_suites": "GET /repos/{owner}/{repo}/commits/{sha}/check-suites",
     "check_runs": "GET /repos/{owner}/{repo}/commits/{sha}/check-runs",
     "artifacts": "GET /repos/{owner}/{repo}/actions/runs/{id}/artifacts",
     "deployments": "GET /repos/{owner}/{repo}/deployments (and their statuses)",
@@ -251,19 +249,6 @@ class GitHubApi:
 
         return ContentEntry("file", answered, base64.b64decode(data.get("content", "")))
 
-    def list_dir(self, path: str, ref: str) -> list[tuple[str, str]]:
-        """(path, type) of a directory's entries at a commit; [] when it does not exist."""
-        quoted = urllib.parse.quote(path)
-        try:
-            _, data = self._request("GET", f"{self._repo}/contents/{quoted}", {"ref": ref})
-        except _ApiError as exc:
-            if exc.status == 404:
-                return []
-            raise
-        if not isinstance(data, list):
-            return []
-        return [(str(entry["path"]), str(entry["type"])) for entry in data]
-
     def commit_parents(self, sha: str) -> list[str]:
         _, data = self._request("GET", f"{self._repo}/commits/{sha}")
         return [str(parent["sha"]) for parent in data.get("parents", [])]
@@ -332,18 +317,6 @@ class GitHubApi:
                 timestamp=_time(raw["timestamp"], f"activity {raw.get('id')}"),
                 actor=str((raw.get("actor") or {}).get("login") or ""),
             )
-
-    def check_suites(self, sha: str) -> list[CheckSuiteInfo]:
-        return [
-            CheckSuiteInfo(
-                id=int(raw["id"]),
-                app_slug=str((raw.get("app") or {}).get("slug") or ""),
-                created_at=_time(raw["created_at"], f"check suite {raw['id']}"),
-            )
-            for raw in self._pages(f"{self._repo}/commits/{sha}/check-suites", {},
-                                   "check_suites")
-            if raw.get("created_at")
-        ]
 
     def check_runs(self, sha: str, name: str, latest: bool = True) -> list[CheckRunInfo]:
         """The latest check run of each app with this name on a commit (`latest=False`:
