@@ -15,7 +15,7 @@ from datetime import datetime
 from pathlib import Path
 
 from gate.claim.errors import CouldNotDecide, UsageError
-from gate.faces.dsse import load_private_key, sign_envelope
+from gate.faces.dsse import PrivateKey, load_private_key, sign_envelope
 from gate.pipeline import NoClaimResult, VerifyOptions, VerifyResult, choose_policy
 from gate.report.attestation import (
     AttestationInput,
@@ -44,20 +44,20 @@ def add_attestation_output_arguments(verify: argparse.ArgumentParser) -> None:
     )
 
 
-def check_attestation_arguments(args: argparse.Namespace) -> None:
-    """Refuse, before deciding, a command line that cannot write a usable attestation."""
+def check_attestation_arguments(args: argparse.Namespace) -> PrivateKey | None:
+    """Refuse, before deciding, a command line that cannot write a usable attestation; the
+    signing key, read once here (a bad key is exit 3 before the decision, not after)."""
     if args.signing_key is not None and args.attestation is None:
         raise UsageError("verify: --signing-key signs the --attestation file; give --attestation")
     if args.attestation is not None and args.head_sha is None:
         raise UsageError("verify: --attestation needs --head-sha: the statement's subject is the"
                          " commit under review, and one naming no commit proves nothing")
-    if args.signing_key is not None:
-        load_private_key(args.signing_key)  # a bad key is exit 3 now, not after the decision
+    return None if args.signing_key is None else load_private_key(args.signing_key)
 
 
 def attestation_text(
     args: argparse.Namespace, result: VerifyResult | NoClaimResult, options: VerifyOptions,
-    now: datetime,
+    now: datetime, key: PrivateKey | None = None,
 ) -> str:
     """The statement (or envelope) for this run. A required claim that is missing decides
     nothing: the statement names the commit alone, under the policy that required the claim,
@@ -83,19 +83,19 @@ def attestation_text(
         inputs=inputs,
     )
     statement = json.dumps(verification_statement(given), indent=2, ensure_ascii=False) + "\n"
-    if args.signing_key is None:
+    if key is None:
         return statement
-    envelope = sign_envelope(statement.encode("utf-8"), load_private_key(args.signing_key))
+    envelope = sign_envelope(statement.encode("utf-8"), key)
     return json.dumps(envelope, indent=2) + "\n"
 
 
 def write_attestation(
     args: argparse.Namespace, result: VerifyResult | NoClaimResult, options: VerifyOptions,
-    now: datetime,
+    now: datetime, key: PrivateKey | None,
 ) -> None:
     if args.attestation is None:
         return
-    text = attestation_text(args, result, options, now)
+    text = attestation_text(args, result, options, now, key)
     try:
         args.attestation.write_text(text, encoding="utf-8")
     except OSError as exc:

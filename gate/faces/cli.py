@@ -218,7 +218,7 @@ def _verify(
             " without --now, or write them with `claim-gate probe` and decide later with"
             " --evidence and --now"
         )
-    check_attestation_arguments(args)
+    signing_key = check_attestation_arguments(args)
     options = VerifyOptions(
         claim=args.claim,
         evidence=tuple(args.evidence),
@@ -236,7 +236,7 @@ def _verify(
     )
     now = clock()
     result = run_verify_command(options, now, probe_io)
-    write_attestation(args, result, options, now)
+    write_attestation(args, result, options, now, signing_key)
     if args.output is None:
         out.write(result.output)
         return int(result.exit_code)
