@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 
 from gate.claim.github_facts import Arrival
 from gate.claim.junit_facts import JUnitRun
@@ -20,7 +21,7 @@ from gate.report.junit_xml import render_junit
 from gate.report.markdown import render_markdown
 from gate.report.record import completed_record
 from gate.report.text import render_text
-from gate.report.timeline import build_timeline
+from gate.report.timeline import Timeline, build_timeline
 from gate.report.timeline_mermaid import render_mermaid
 from gate.report.timeline_svg import render_svg
 
@@ -40,6 +41,11 @@ class RenderInput:
     def source(self) -> str:
         return self.label or self.loaded.source
 
+    @cached_property
+    def timeline(self) -> Timeline:
+        """Built once for every format that draws it (the Action writes the chart and the SVG)."""
+        return build_timeline(self.loaded.claim, self.verdict, self.arrival)
+
 
 def _json(given: RenderInput) -> str:
     record = completed_record(given.loaded.document.raw, given.verdict)
@@ -53,13 +59,12 @@ def _text(given: RenderInput) -> str:
 
 def _markdown(given: RenderInput) -> str:
     """The verdict, then the time line as a Mermaid chart (GitHub draws it)."""
-    timeline = build_timeline(given.loaded.claim, given.verdict, given.arrival)
     return (render_markdown(given.loaded.claim, given.verdict, given.source, given.links)
-            + "\n### Time line\n\n" + render_mermaid(timeline))
+            + "\n### Time line\n\n" + render_mermaid(given.timeline))
 
 
 def _svg(given: RenderInput) -> str:
-    return render_svg(build_timeline(given.loaded.claim, given.verdict, given.arrival))
+    return render_svg(given.timeline)
 
 
 def _junit(given: RenderInput) -> str:
