@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from gate.faces.cli import main
-from tests.action_support import T0, act, claim_json, edit, junit_xml, scenario
+from tests.action_support import T0, RunnerFiles, act, claim_json, edit, junit_xml, scenario
 from tests.attestation_support import validate_in_toto
 from tests.github_standin.hub import Hub
 
@@ -26,6 +26,16 @@ def _deploy_gate(path: Path, commit: str) -> tuple[int, str]:
                  "--max-age", "7200"], clock=lambda: T0 + timedelta(hours=1, minutes=5),
                 out=io.StringIO(), err=err)
     return code, err.getvalue()
+
+
+def _assert_a_refused_statement(files: RunnerFiles, head_sha: str) -> None:
+    """The run's statement is valid, FAILED, and a deploy gate refuses it."""
+    statement = _statement(files.workspace, files.outputs()["attestation"])
+    validate_in_toto(statement)
+    assert statement["predicate"]["verificationResult"] == "FAILED"
+    code, err = _deploy_gate(files.workspace / ".claim-gate" / "attestation.json", head_sha)
+    assert code == 1
+    assert "not verified" in err
 
 
 def test_a_verified_pr_writes_a_passed_statement_for_its_head(
@@ -65,12 +75,7 @@ def test_a_refuted_pr_writes_a_failed_statement(github_hub: Hub, tmp_path: Path)
     s.add_run(junit_xml(passed=4, failed=2), conclusion="failure")
     result, files = act(s, tmp_path)
     assert result.code == 2
-    statement = _statement(files.workspace, files.outputs()["attestation"])
-    validate_in_toto(statement)
-    assert statement["predicate"]["verificationResult"] == "FAILED"
-    code, err = _deploy_gate(files.workspace / ".claim-gate" / "attestation.json", s.head.sha)
-    assert code == 1
-    assert "not verified" in err
+    _assert_a_refused_statement(files, s.head.sha)
 
 
 def test_no_claim_no_statement(github_hub: Hub, tmp_path: Path) -> None:
@@ -110,9 +115,4 @@ def test_a_pr_of_the_same_head_left_undecided_fails_the_statement(
     s.add_run(junit_xml(passed=5), pull_requests=[s.pull, other])
     _, files = act(s, tmp_path, event="workflow_run", mode="observe")
     assert files.outputs()["verdict"] == "unverified"
-    statement = _statement(files.workspace, files.outputs()["attestation"])
-    validate_in_toto(statement)
-    assert statement["predicate"]["verificationResult"] == "FAILED"
-    code, err = _deploy_gate(files.workspace / ".claim-gate" / "attestation.json", s.head.sha)
-    assert code == 1
-    assert "not verified" in err
+    _assert_a_refused_statement(files, s.head.sha)
