@@ -1,10 +1,11 @@
 """The reader's shortcuts give the counts a full reading gives.
 
-The hot loop reads `status`/`result` only once the bytes read so far show such an
-attribute (junit_attributes), and counts `unique` per suite element from string hashes
-(junit_unique). Each test here puts the thing a shortcut could miss where it is hardest
-to see: past the first chunk, cut by a chunk boundary, in an encoding whose bytes are not
-ASCII, in a suite element too large for one set.
+The parser target (junit_events) counts a passing case from its attribute dict and rebuilds
+only what is judged in full; it drops text after each chunk, and counts `unique` per suite
+element from string hashes (junit_unique). Each test here puts the thing a shortcut could
+miss where it is hardest to see: past the first chunk, cut by a chunk boundary, in an
+encoding whose bytes are not ASCII, in a suite element too large for one set, in a name
+written with an entity.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ import pytest
 from gate.claim.junit_facts import Totals
 from gate.claim.junit_options import JUnitOptions, Reruns
 from gate.evidence import junit_unique
-from gate.evidence.junit_attributes import mentions, watchable
 from gate.evidence.junit_reader import _CHUNK, read_junit_file
 
 _HEAD = '<?xml version="1.0" encoding="{encoding}"?>\n<testsuite name="s">\n'
@@ -71,29 +71,6 @@ def test_a_case_named_result_costs_speed_not_counts(tmp_path: Path) -> None:
     assert read_junit_file(path).totals == Totals(tests=2001, passed=2001, unique=2001)
 
 
-def test_which_heads_are_watched() -> None:
-    assert watchable(b'<?xml version="1.0" encoding="UTF-8"?><testsuites/>')
-    assert watchable(b"\xef\xbb\xbf<testsuites/>")
-    assert watchable(b"<?xml version='1.0' encoding='windows-1252'?><a/>")
-    assert watchable(b'<?xml version="1.0"?><a/>')
-    assert not watchable("<?xml version='1.0' encoding='utf-16'?><a/>".encode("utf-16"))
-    assert not watchable(b"<\x00?\x00x\x00")  # UTF-16 without a BOM
-    assert not watchable(b"\x4c\x6f\xa7\x94")  # EBCDIC `<?xm`
-    assert not watchable(b'<?xml version="1.0" encoding="ISO-2022-JP"?><a/>')
-    assert not watchable(b'<?xml version="1.0" encoding="UTF-7"?><a/>')
-    assert not watchable(b' <?xml version="1.0"?><a/>')
-    assert not watchable(b'<?xml version="1.0" encoding="utf-8"')  # declaration never ends
-
-
-def test_which_chunks_mention_the_attributes() -> None:
-    assert mentions(b"", b'<testcase name="a" status="run"/>')
-    assert mentions(b'<testcase name="a" sta', b'tus="run"/>')
-    assert mentions(b'<testcase name="a" result  ', b'  ="run"/>')
-    assert mentions(b"", b'<testcase name="a" result   ')  # the `=` may be in the next chunk
-    assert not mentions(b"", b'<testcase name="test_result_is_ok" classname="status.Check"/>')
-    assert not mentions(b"", b"<testcase name='a'/>")
-
-
 def _suites(*names: tuple[str, ...]) -> str:
     body = "".join(
         '<testsuite name="s">'
@@ -110,10 +87,26 @@ def test_unique_counts_each_suite_element_alike_when_spilled(
 ) -> None:
     """A suite element too large for one set is counted from arrays: the same figures."""
     monkeypatch.setattr(junit_unique, "SPILL_AT", spill_at)
-    first = tuple(f"t{index % 150}" for index in range(400))  # 150 names, repeated
+    first = tuple(f"t{index % 150}" for index in range(4000))  # 150 names, repeated
     second = tuple(f"t{index}" for index in range(100))  # the same names again: 100 more
     path = tmp_path / "r.xml"
     path.write_text(_suites(first, second), encoding="utf-8")
-    assert read_junit_file(path).totals == Totals(tests=500, passed=500, unique=250)
+    assert path.stat().st_size > 2 * _CHUNK  # spilled between chunks, mid-suite
+    assert read_junit_file(path).totals == Totals(tests=4100, passed=4100, unique=250)
     merged = read_junit_file(path, options=JUnitOptions(Reruns.REPEATED_CASES))
     assert merged.totals == Totals(tests=250, passed=250, unique=250)
+
+
+def test_a_name_written_with_entities_is_one_identity(tmp_path: Path) -> None:
+    """`&amp;`, `&#38;` and a CDATA-free `&` in a failing case: the counted identity and the
+    failing test's name are the same text, whichever path read the case."""
+    path = tmp_path / "r.xml"
+    path.write_text(
+        '<testsuite name="s">'
+        '<testcase classname="c" name="a &amp; b"/>'
+        '<testcase classname="c" name="a &#38; b"><failure message="m"/></testcase>'
+        '<testcase classname="c" name="a &lt; b"/>'
+        "</testsuite>", encoding="utf-8")
+    read = read_junit_file(path)
+    assert read.totals == Totals(tests=3, passed=2, failures=1, unique=2)
+    assert [test.identity for test in read.failing] == ["c::a & b"]

@@ -11,6 +11,7 @@ import http.server
 import subprocess
 import sys
 import threading
+import tracemalloc
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -203,21 +204,51 @@ def test_a_long_prolog_is_refused(tmp_path: Path) -> None:
         read_junit_file(path)
 
 
-def test_deep_nesting_is_refused_by_libxml2_limits(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("opening", "closing", "depth"), [
+    ("<a>", "</a>", 5000), ("<a>", "</a>", 256),
+    # cases in cases are checked after each chunk: open long enough to span one
+    ('<testcase classname="c" name="t">', "</testcase>", 20_000),
+])
+def test_deep_nesting_is_refused_as_libxml2_does(
+    tmp_path: Path, opening: str, closing: str, depth: int
+) -> None:
     path = tmp_path / "r.xml"
-    depth = 5000
-    path.write_text("<testsuite>" + "<a>" * depth + "</a>" * depth + "</testsuite>",
+    path.write_text("<testsuite>" + opening * depth + closing * depth + "</testsuite>",
                     encoding="utf-8")
-    with pytest.raises(InvalidInput, match="not well-formed XML"):
+    with pytest.raises(InvalidInput, match="nested deeper than 256"):
         read_junit_file(path)
 
 
-def test_a_text_over_libxml2s_limit_is_refused_with_advice(tmp_path: Path) -> None:
+def test_nesting_up_to_the_limit_is_read(tmp_path: Path) -> None:
     path = tmp_path / "r.xml"
-    path.write_text('<testsuite name="s"><testcase classname="c" name="t"><system-out>'
-                    + "x" * 10_100_000 + "</system-out></testcase></testsuite>",
+    depth = 254  # with the suite and the case: 256 open elements
+    path.write_text('<testsuite name="s">' + "<a>" * depth + '<testcase classname="c" name="t"/>'
+                    + "</a>" * depth + "</testsuite>", encoding="utf-8")
+    assert read_junit_file(path).totals.tests == 1
+
+
+def test_a_failure_text_over_libxml2s_limit_is_refused_with_advice(tmp_path: Path) -> None:
+    path = tmp_path / "r.xml"
+    path.write_text('<testsuite name="s"><testcase classname="c" name="t"><failure>'
+                    + "x" * 10_100_000 + "</failure></testcase></testsuite>",
                     encoding="utf-8")
-    with pytest.raises(InvalidInput, match="Text node too long") as caught:
+    with pytest.raises(InvalidInput, match="Text node too long, by byte") as caught:
         read_junit_file(path)
     assert "put less output into the report" in str(caught.value)
-    assert caught.value.place is not None
+
+
+def test_a_long_captured_output_is_read_without_keeping_it(tmp_path: Path) -> None:
+    """Output is never read, so its text is dropped chunk by chunk: a 20 MB log (over the
+    10 MB libxml2 puts on one text in a tree) is read, and Python never holds it."""
+    path = tmp_path / "r.xml"
+    path.write_text('<testsuite name="s"><testcase classname="c" name="t"><system-out>'
+                    + "x" * 20_000_000 + "</system-out></testcase></testsuite>",
+                    encoding="utf-8")
+    tracemalloc.start()
+    try:
+        read = read_junit_file(path)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert read.totals.tests == read.totals.passed == 1
+    assert peak < 2_000_000

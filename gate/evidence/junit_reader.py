@@ -4,14 +4,15 @@ Safety first, because the file comes from a CI job an agent may have influenced:
 * the prolog (everything before the root element) is parsed on its own first and a DOCTYPE
   that declares entities or names an external DTD is refused before the body is read, so
   billion-laughs, quadratic-blowup and external-entity (XXE) files never get expanded;
-* the body is parsed by `lxml.etree.iterparse` with entity expansion, DTD loading and
-  network access off and libxml2's own limits on (no `huge_tree`: a single text node over
-  10 MB or nesting deeper than 256 is refused as malformed);
+* the body is parsed by an lxml parser with entity expansion, DTD loading and network
+  access off, no `huge_tree`, and libxml2's tree-building limits applied by the gate
+  itself (nesting deeper than 256, a kept text over 10 MB: junit_events);
 * the file is read through a counter that stops at the size cap (default 1 GiB), also when
   the file grows while it is read.
 
-Streaming: only `end` events of the few tags that matter are delivered to Python; each
-`<testcase>` is judged when it closes, then cleared and unlinked with everything before it.
+Streaming: the parser builds no tree; its events go to a parser target (junit_events) that
+counts each passing `<testcase>` from its attributes and rebuilds as lxml elements only
+what is judged in full (suites, properties, cases with a result element), then drops them.
 A passing test leaves nothing behind once its suite element closes (its identity is kept
 until then, to count `unique`: junit_unique); under `junit.reruns: repeated-cases` it
 leaves 8 bytes (a 62-bit digest of its identity plus two flag bits), which is what lets
@@ -38,11 +39,11 @@ import hashlib
 import re
 import stat
 from array import array
-from collections.abc import Container, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, cast
 
 from lxml import etree
 
@@ -57,8 +58,9 @@ from gate.claim.junit_facts import (
 )
 from gate.claim.junit_options import JUnitOptions
 from gate.claim.regular_file import open_regular
-from gate.evidence.junit_attributes import TAIL, mentions, watchable
+from gate.evidence.junit_events import CaseEvents
 from gate.evidence.junit_names import aliases, identity, last_segments
+from gate.evidence.junit_tags import RETRIES, ROOTS, SEVERITY, SKIP_STATUS, local
 from gate.evidence.junit_time import parse_suite_timestamp
 from gate.evidence.junit_unique import ScopeIdentities
 
@@ -85,19 +87,6 @@ STARTED_AT_PROPERTY = "claim-gate.started_at"
 #: dirty, maybe, ...) means it was not: a run is trusted clean only when it says so plainly.
 CLEAN = frozenset({"true", "1", "yes", "clean"})
 
-_SEVERITY = {"error": Outcome.ERROR, "failure": Outcome.FAILURE, "skipped": Outcome.SKIPPED}
-_RETRIES = frozenset({"flakyFailure", "flakyError", "rerunFailure", "rerunError"})
-#: The end events Python sees: cases, suites, properties and every result element (a case
-#: none of whose results was seen is judged inline, whatever other children it has).
-_TAGS = (
-    "{*}testcase", "{*}testsuite", "{*}testsuites", "{*}property",
-    *(f"{{*}}{tag}" for tag in (*_SEVERITY, *sorted(_RETRIES))),
-)
-#: status/result values of a plain run case (GoogleTest writes status="run" on every case).
-_PLAIN_STATUS = (None, "run")
-_PLAIN_RESULT = (None, "completed")
-_SKIP_STATUS = frozenset({"notrun", "skipped", "skip", "disabled", "ignored", "suppressed"})
-_ROOTS = ("testsuites", "testsuite")
 _PLACE = re.compile(r"([A-Za-z0-9_./\\-]+\.[A-Za-z]{1,6}):(\d{1,7})\b")
 _SKIPPED_BIT = 1
 _FLAKY_BIT = 2
@@ -117,15 +106,11 @@ class NotJUnit(InvalidInput):
         )
 
 
-def _local(tag: str) -> str:
-    return tag[tag.index("}") + 1 :] if tag[:1] == "{" else tag
-
-
 class _CappedReader:
-    """A file wrapper for lxml that counts, hashes and stops at the size cap, and notices
-    when cases may carry `status`/`result` attributes (`statuses`; junit_attributes)."""
+    """Reads a file in chunks for the parser, counting, hashing and stopping at the size
+    cap (also when the file grows while it is read)."""
 
-    __slots__ = ("_cap", "_handle", "_source", "_tail", "count", "digest", "statuses")
+    __slots__ = ("_cap", "_handle", "_source", "count", "digest")
 
     def __init__(self, handle: IO[bytes], cap: int, source: str) -> None:
         self._handle = handle
@@ -133,15 +118,9 @@ class _CappedReader:
         self._source = source
         self.count = 0
         self.digest = hashlib.sha256()
-        self.statuses = False
-        self._tail = b""
 
     def read(self, size: int = -1) -> bytes:
         data = self._handle.read(size if size > 0 else _CHUNK)
-        if not self.statuses:  # set before lxml parses the chunk, so before its cases
-            self.statuses = ((self.count == 0 and not watchable(data))
-                             or mentions(self._tail, data))
-            self._tail = data[-TAIL:]
         self.count += len(data)
         if self.count > self._cap:
             raise _too_big(self._source, self.count, self._cap)
@@ -157,7 +136,7 @@ def _too_big(source: str, size: int, cap: int) -> InvalidInput:
 
 
 def _syntax_error(exc: etree.XMLSyntaxError, source: str, log: Any) -> InvalidInput:
-    """libxml2's first fatal error, with its place (iterparse's own message can be vague).
+    """libxml2's first fatal error, with its place (the exception's own message can be vague).
 
     `log` is the parser's own error log (`exc.error_log` may hold other parses' errors)."""
     line, column = exc.position if exc.position else (0, 0)
@@ -168,9 +147,6 @@ def _syntax_error(exc: etree.XMLSyntaxError, source: str, log: Any) -> InvalidIn
         line, column, message = first.line, first.column, first.message.strip()
     place = f"{line}:{column}" if line else None
     fix = "a JUnit report must be complete, well-formed XML"
-    if "Text node too long" in message:
-        fix = ("one text, usually captured output, is over libxml2's 10 MB limit, which the gate"
-               " keeps on; have the test runner put less output into the report")
     return InvalidInput(source, place, f"not well-formed XML: {message}", fix)
 
 
@@ -259,7 +235,7 @@ def check_prolog(handle: IO[bytes], source: str) -> str:
             for _event, element in parser.read_events():
                 if isinstance(element, etree._Element):
                     _refuse_dtd(element.getroottree().docinfo, source)
-                    return _local(element.tag) if isinstance(element.tag, str) else "?"
+                    return local(element.tag) if isinstance(element.tag, str) else "?"
     except etree.XMLSyntaxError as exc:
         raise _syntax_error(exc, source, parser.error_log) from None
     raise InvalidInput(
@@ -404,18 +380,18 @@ class _Counter:
                 if not isinstance(tag, str):
                     continue
                 if tag[:1] == "{":
-                    tag = _local(tag)
-                severity = _SEVERITY.get(tag)
+                    tag = local(tag)
+                severity = SEVERITY.get(tag)
                 if severity is not None:
                     if severity > outcome:
                         outcome, worst = severity, child
-                elif tag in _RETRIES:
+                elif tag in RETRIES:
                     retried = True
         if outcome is Outcome.PASSED:
             # GoogleTest writes status="run" result="skipped"; jasmine status="notrun".
             for attribute in ("status", "result"):
                 value = case.get(attribute)
-                if value is not None and value.strip().lower() in _SKIP_STATUS:
+                if value is not None and value.strip().lower() in SKIP_STATUS:
                     outcome = Outcome.SKIPPED
         name = case.get("name") or ""
         classname = case.get("classname") or ""
@@ -429,7 +405,7 @@ class _Counter:
     def suite_level(self, result: etree._Element, suite: etree._Element) -> None:
         """A <failure>/<error> directly under a suite (class setup failed): one failing test,
         counted in `suite_errors` too so that the output can say where it came from."""
-        tag = _local(result.tag)
+        tag = local(result.tag)
         outcome = Outcome.ERROR if tag == "error" else Outcome.FAILURE
         name = suite.get("name") or ""
         self.suite_errors += 1
@@ -535,7 +511,7 @@ class _Counter:
     # -- suites and properties ------------------------------------------------------
     def suite(self, suite: etree._Element, inline: int) -> None:
         """A suite element closed; `inline`: cases the hot loop counted so far by itself."""
-        element = _local(suite.tag)
+        element = local(suite.tag)
         if element == "testsuite":
             self.suites += 1
             self.scopes.close()
@@ -588,7 +564,7 @@ class _Counter:
     def property(self, prop: etree._Element) -> None:
         holder = prop.getparent()
         owner = holder.getparent() if holder is not None else None
-        if owner is None or not isinstance(owner.tag, str) or _local(owner.tag) not in _ROOTS:
+        if owner is None or not isinstance(owner.tag, str) or local(owner.tag) not in ROOTS:
             return
         name = prop.get("name")
         value = (prop.get("value") or prop.text or "").strip()
@@ -774,28 +750,21 @@ def read_junit_file(
     handle, mtime = _open(path, shown, max_bytes)
     with handle:
         root_tag = check_prolog(handle, shown)
-        if root_tag not in _ROOTS:
+        if root_tag not in ROOTS:
             raise NotJUnit(shown, root_tag)
         handle.seek(0)
         reader = _CappedReader(handle, max_bytes, shown)
-        context = etree.iterparse(
-            reader, events=("end",), tag=_TAGS, resolve_entities=False, load_dtd=False,
-            no_network=True, huge_tree=False, remove_comments=True, remove_pis=True,
-            chunk_size=_CHUNK,
-        )
-        try:
-            _stream(context, counter, reader)
-        except etree.XMLSyntaxError as exc:
-            raise _syntax_error(exc, shown, context.error_log) from None
-        root = context.root
-    if root is None or not isinstance(root.tag, str) or _local(root.tag) not in _ROOTS:
-        found = _local(root.tag) if root is not None and isinstance(root.tag, str) else "?"
-        raise NotJUnit(shown, found)
+        events = CaseEvents(counter, shown)
+        _parse(reader, events, shown)
+    counter.quiet_passed += events.cases - counter.seen  # every case `case` did not judge
+    root = events.root
+    if root not in ROOTS:
+        raise NotJUnit(shown, root or "?")
     totals, failing = counter.totals()
     return JUnitFile(
         path=shown,
         sha256=reader.digest.hexdigest(),
-        root=_local(root.tag),
+        root=root,
         suites=counter.suites,
         totals=totals,
         failing=tuple(failing),
@@ -812,90 +781,19 @@ def read_junit_file(
     )
 
 
-_UNLINK_EVERY = 64
-
-
-class _EveryName:
-    """A container holding every name: switches the inline fast path off (opt-in reads)."""
-
-    def __contains__(self, item: object) -> bool:
-        return True
-
-
-_EVERY_NAME = _EveryName()
-
-
-def _stream(context: etree.iterparse, counter: _Counter, reader: _CappedReader) -> None:
-    """The hot loop: judge each case when it closes, then drop it and everything before it.
-
-    A case none of whose result elements (failure, error, skipped, reruns) was seen, with
-    classname and name and no skip status, passed: it is counted inline, whatever other
-    children (system-out, properties) it has. It is most of any large report, and a method
-    call per case would double the read time. Result elements arrive as their own end
-    events, before their case's; `judged` holds the cases they belong to."""
-    case, repeated, scopes = counter.case, counter.repeated, counter.scopes
-    appends = [bucket.append for bucket in counter.buckets]  # 256 when repeated, else none
-    remember = scopes.remember  # the current suite element's identities
-    current, salt = counter.current, counter.salt  # refreshed at each suite element's end
-    prefilter: Container[str] = counter.prefilter if counter.requested else frozenset()
-    if counter.identities is not None:
-        prefilter = _EVERY_NAME  # every case goes through `case`, which records identities
-    #: Nothing asks more of a passing case than its identity: no names, no merged reruns.
-    quick = not prefilter and not repeated
-    judged: set[etree._Element] = set()
-    cases = 0  # <testcase> elements; those not judged by `case` passed inline
-    for _event, element in context:
-        tag = element.tag
-        if tag == "testcase" or (tag[0] == "{" and _local(tag) == "testcase"):
-            # bytes keys: lxml skips encoding the key (a third faster); no bound `get`
-            name = element.get(b"name")
-            classname = element.get(b"classname")
-            if quick and classname and name and not judged and not reader.statuses:
-                remember(f"{classname}::{name}")  # most of any report: the fewest steps
-            elif (classname and name and not (judged and element in judged)
-                    and (not reader.statuses or (element.get(b"status") in _PLAIN_STATUS
-                                                 and element.get(b"result") in _PLAIN_RESULT))
-                    and not (prefilter and name in prefilter)):
-                key = f"{classname}::{name}"
-                if not repeated:
-                    remember(key)
-                elif current and key in current:
-                    case(element)
-                else:
-                    digest = hash(key) ^ salt
-                    appends[digest & 255](digest & ~3)
-            else:
-                judged.discard(element)
-                case(element)
-            # No clear() per case: dropping the judged cases (and their output) every
-            # _UNLINK_EVERY cases frees them as well, for one C call instead of 64.
-            cases += 1
-            if not cases % _UNLINK_EVERY:
-                scopes.check()
-                parent = element.getparent()
-                if parent is not None:
-                    del parent[: parent.index(element)]
-            continue
-        if tag[0] == "{":
-            tag = _local(tag)
-        if tag == "testsuite" or tag == "testsuites":
-            counter.suite(element, cases - counter.seen)
-            current, salt = counter.current, counter.salt
-        elif tag == "property":
-            counter.property(element)
-            continue
-        else:  # a result element: its case is judged in full; directly under a suite, a test
-            parent = element.getparent()
-            owner = parent.tag if parent is not None else None
-            owner = _local(owner) if isinstance(owner, str) else ""
-            if owner == "testcase":
-                judged.add(parent)
-            elif owner == "testsuite" and tag in ("failure", "error"):
-                counter.suite_level(element, parent)
-            continue
-        element.clear(keep_tail=False)
-        parent = element.getparent()
-        if parent is not None:
-            while element.getprevious() is not None:
-                del parent[0]
-    counter.quiet_passed += cases - counter.seen  # every case `case` did not judge
+def _parse(reader: _CappedReader, events: CaseEvents, source: str) -> None:
+    """Feed the file to a parser whose target is `events`, a chunk at a time."""
+    # lxml calls only the methods a target has (no comment, pi). "internal": a target gets
+    # attribute values as written otherwise (`&` as `&#38;`); no entity is declared (the
+    # prolog check refused any DTD) and an external one would be an error, never loaded.
+    parser = etree.XMLParser(
+        target=cast(Any, events), resolve_entities=cast(Any, "internal"), load_dtd=False,
+        no_network=True, huge_tree=False,
+    )
+    try:
+        while data := reader.read(_CHUNK):
+            parser.feed(data)
+            events.after_chunk(reader.count)
+        parser.close()
+    except etree.XMLSyntaxError as exc:
+        raise _syntax_error(exc, source, parser.error_log) from None

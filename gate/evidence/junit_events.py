@@ -1,0 +1,250 @@
+"""Parser events to the counter's calls: the JUnit reader's hot path, building no tree.
+
+lxml hands a parser target each start tag with its attributes as a dict, each end tag, and
+the text in pieces; libxml2 then builds no tree at all, which is most of the reader's speed
+(it reads a report in about the time a bare `iterparse` pass takes to build and drop one).
+A case that passed, the bulk of any report, costs a start and an end call and a few dict
+reads (its `<system-out>` two more calls), and nothing of it is left once it ended.
+
+What the counter reads in full is rebuilt as small lxml elements: the suites and the
+elements around them (a skeleton of the open ones, so `getparent()` answers as in the
+file), properties, suite-level failures, and every case that has a result element or asks
+for more than a count (a named test, a status attribute, merged reruns). The judging code
+(`_Counter.case`, `suite`, `property`) therefore sees what it would see in a whole tree,
+and only those rare elements pay for it. Rebuilt elements carry only the attributes the
+counter reads.
+
+A target parser skips libxml2's tree-building limits (a text over 10 MB, nesting deeper
+than 256). Text is kept only inside a result element or a property, and dropped after each
+chunk otherwise, so a long captured output costs no memory; the two limits are applied to
+what is kept and to the open elements after each chunk.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Container
+from dataclasses import dataclass
+from enum import Enum
+from typing import TYPE_CHECKING, Any
+
+from lxml import etree
+
+from gate.claim.errors import InvalidInput
+from gate.evidence.junit_tags import PLAIN_RESULT, PLAIN_STATUS, RESULTS, ROOTS, local
+
+if TYPE_CHECKING:
+    from gate.evidence.junit_reader import _Counter
+
+#: libxml2's limits without huge_tree, which its tree builder applies and a target parser
+#: does not: the gate keeps them for the elements it has open and the text it keeps.
+MAX_DEPTH = 256
+MAX_KEPT_TEXT = 10_000_000
+#: The attributes any judging code reads; rebuilt elements carry these and no others.
+_READ = ("name", "classname", "status", "result", "file", "line", "message", "type",
+         "timestamp", "tests", "failures", "errors", "value")
+#: The element names a skeleton keeps (others are named `element`: only their place counts).
+_NAMED = frozenset(ROOTS)
+
+
+class _Kind(Enum):
+    CASE_RESULT = 1  # a result element of a case: judged with its case
+    SUITE_LEVEL = 2  # a failure or error directly under a testsuite
+    PROPERTY = 3
+
+
+@dataclass(slots=True)
+class _Leaf:
+    """An element whose text is kept: what a case's result, a suite-level failure or a
+    property says (all the text inside it, children's too: none of them has children
+    that matter)."""
+
+    tag: str
+    attrib: dict[str, str]
+    kind: _Kind
+    mark: int  # where its text starts in the list of text pieces
+    text: str = ""
+
+
+def _kept(attrib: Any) -> dict[str, str]:
+    return {key: value for key in _READ if (value := attrib.get(key)) is not None}
+
+
+class _EveryName:
+    """A container holding every name: sends every case to the full judgement."""
+
+    def __contains__(self, item: object) -> bool:
+        return True
+
+
+class CaseEvents:
+    """An lxml parser target over one file; `after_chunk` after each feed. Mutable on
+    purpose: it lives for one parse."""
+
+    __slots__ = ("cases", "counter", "data", "judged", "kept", "open", "pieces", "prefilter",
+                 "quick", "remember", "root", "source")
+
+    def __init__(self, counter: _Counter, source: str) -> None:
+        self.counter = counter
+        self.source = source
+        self.pieces: list[str] = []
+        #: lxml calls it with each piece of text: a C method, no Python frame per piece.
+        self.data = self.pieces.append
+        #: One entry per open element: a case's attribute dict, a skeleton element, a
+        #: leaf whose text is kept, or None (nothing in it is read).
+        self.open: list[Any] = []
+        self.judged: dict[int, list[_Leaf]] = {}  # id(case dict) -> its result elements
+        self.kept = 0  # leaves open
+        self.cases = 0  # <testcase> elements ended; those `counter.case` did not see passed
+        self.root: str | None = None  # the root element's local name
+        self.remember = counter.scopes.remember
+        prefilter: Container[str] = counter.prefilter if counter.requested else frozenset()
+        if counter.identities is not None:
+            prefilter = _EveryName()  # every case goes through `case`, which records them
+        self.prefilter = prefilter
+        #: Nothing asks more of a passing case than its identity: no names, no reruns.
+        self.quick = not prefilter and not counter.repeated
+
+    # -- called by lxml ---------------------------------------------------------------
+    def start(self, tag: str, attrib: dict[str, str]) -> None:
+        if tag == "testcase":
+            self.open.append(attrib or {})  # a case without attributes gets its own dict
+        elif tag == "system-out" or tag == "system-err":
+            self.open.append(None)  # captured output: nothing in it counts
+        else:
+            self._start(tag, attrib)
+
+    def end(self, tag: str) -> None:
+        frame = self.open.pop()
+        if frame is None:
+            return
+        if type(frame) is dict:
+            self.cases += 1
+            if self.quick and not self.judged:
+                classname = frame.get("classname")
+                name = frame.get("name")
+                if classname and name and "status" not in frame and "result" not in frame:
+                    self.remember(f"{classname}::{name}")  # most of any report
+                    if not self.kept:  # its text, at once: the next case reuses the memory
+                        self.pieces.clear()
+                    return
+            self._case(tag, frame)
+        else:
+            self._end(frame)
+
+    def close(self) -> None:
+        """lxml calls it at the end of the document; the counter holds the results."""
+
+    # -- the rare elements ------------------------------------------------------------
+    def _start(self, tag: str, attrib: Any) -> None:
+        name = local(tag)
+        opened = self.open
+        if name == "testcase":
+            opened.append(dict(attrib))
+            return
+        if not opened:  # the root (its name was checked before the body was read)
+            self.root = name
+            opened.append(etree.Element(tag if name in _NAMED else "element", _kept(attrib)))
+            return
+        if len(opened) >= MAX_DEPTH:
+            raise self._too_deep()
+        parent = opened[-1]
+        if type(parent) is dict:  # a child of a case
+            if name in RESULTS:
+                leaf = _Leaf(tag, dict(attrib), _Kind.CASE_RESULT, len(self.pieces))
+                self.judged.setdefault(id(parent), []).append(leaf)
+                self._keep(leaf)
+            else:
+                opened.append(None)
+        elif isinstance(parent, etree._Element):
+            if name == "property":
+                self._keep(_Leaf(tag, dict(attrib), _Kind.PROPERTY, len(self.pieces)))
+            elif name in ("failure", "error") and local(parent.tag) == "testsuite":
+                self._keep(_Leaf(tag, dict(attrib), _Kind.SUITE_LEVEL, len(self.pieces)))
+            else:
+                named = tag if name in _NAMED else "element"
+                opened.append(etree.SubElement(parent, named, _kept(attrib)))
+        else:  # inside an element nothing is read from (a leaf, output, an unknown one)
+            opened.append(None)
+
+    def _keep(self, leaf: _Leaf) -> None:
+        self.open.append(leaf)
+        self.kept += 1
+
+    def _skeleton(self) -> etree._Element:
+        """The innermost open skeleton element (the suite of a case, for one)."""
+        for frame in reversed(self.open):
+            if isinstance(frame, etree._Element):
+                return frame
+        raise AssertionError("the root is a skeleton element")  # pragma: no cover
+
+    def _case(self, tag: str, attrib: dict[str, str]) -> None:
+        """A case the inline count does not cover: a digest (merged reruns), or judged."""
+        results = self.judged.pop(id(attrib), None) if self.judged else None
+        counter = self.counter
+        classname = attrib.get("classname")
+        name = attrib.get("name")
+        if (results is None and classname and name and attrib.get("status") in PLAIN_STATUS
+                and attrib.get("result") in PLAIN_RESULT
+                and not (self.prefilter and name in self.prefilter)):
+            key = f"{classname}::{name}"
+            if not counter.repeated:
+                self.remember(key)
+                return
+            if not (counter.current and key in counter.current):
+                digest = hash(key) ^ counter.salt
+                counter.buckets[digest & 255].append(digest & ~3)
+                return
+        parent = self._skeleton()
+        case = etree.SubElement(parent, tag, _kept(attrib))
+        for leaf in results or ():
+            etree.SubElement(case, leaf.tag, _kept(leaf.attrib)).text = leaf.text or None
+        counter.case(case)
+        parent.remove(case)
+
+    def _end(self, frame: etree._Element | _Leaf) -> None:
+        counter = self.counter
+        if isinstance(frame, _Leaf):
+            self.kept -= 1
+            frame.text = "".join(self.pieces[frame.mark :])
+            if frame.kind is _Kind.CASE_RESULT:
+                return  # judged when its case ends
+            parent = self._skeleton()
+            element = etree.SubElement(parent, frame.tag, _kept(frame.attrib))
+            element.text = frame.text or None
+            if frame.kind is _Kind.PROPERTY:
+                counter.property(element)
+            else:
+                counter.suite_level(element, parent)
+            parent.remove(element)
+            return
+        if local(frame.tag) in ROOTS:
+            counter.suite(frame, self.cases - counter.seen)
+        holder = frame.getparent()
+        if holder is not None:
+            holder.remove(frame)
+
+    def _too_deep(self) -> InvalidInput:
+        return InvalidInput(
+            self.source, None,
+            f"elements are nested deeper than {MAX_DEPTH}; the gate refuses them, as libxml2"
+            " does without huge_tree",
+            "a JUnit report nests suites a few levels deep; fix the tool that wrote it",
+        )
+
+    # -- called by the reader ---------------------------------------------------------
+    def after_chunk(self, offset: int) -> None:
+        """After each chunk (`offset`: bytes fed so far): drop text nothing keeps, apply the
+        limits, and let a large suite element's identities spill to compact arrays."""
+        if len(self.open) > MAX_DEPTH:  # cases in cases (the start of one is not checked)
+            raise self._too_deep()
+        if not self.kept:  # the text since the last passing case (or suite element)
+            self.pieces.clear()
+        elif len(self.pieces) > 64 and sum(map(len, self.pieces)) > MAX_KEPT_TEXT:
+            raise InvalidInput(
+                self.source, None,
+                f"a failure message or property is over {MAX_KEPT_TEXT} characters"
+                f" (Text node too long, by byte {offset})",
+                "the gate keeps libxml2's 10 MB limit on the texts it reads; have the test"
+                " runner put less output into the report",
+            )
+        self.counter.scopes.check()
