@@ -22,7 +22,9 @@ entities are resolved as "internal" (a target would get `&` in attribute values 
 Targets (issue 14): reader <= 1.5x the floor at 200k and 1M cases with system-out and on
 the 1,000-file glob; peak memory <= 80 MB at 1M. Not run by the test suite.
 
-It ends with the worst ratio of each kind over every row (both shapes, both sizes, the
+With `--repeat N` the floor and the reader run N times back to back, the order alternating;
+a row's ratio is the median of the N pairs' ratios (times: the fastest of each). It ends
+with the worst ratio of each kind over every row (both shapes, both sizes, the
 glob), whether it holds the 1.5x target, and the load average at the start and the end:
 quote the worst figure and the load it was taken under, never the best row.
 
@@ -45,6 +47,7 @@ import operator
 import os
 import re
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -204,10 +207,12 @@ def _child(mode: str, path: Path | str, instructions: bool = False) -> dict[str,
 def _compare(label: str, cases: int, target: Path | str, mb: float,
              repeat: int, instructions: bool = False) -> dict[str, float | int | str]:
     row: dict[str, float | int | str] = {"shape": label, "cases": cases, "mb": mb}
-    # Alternate the two so that a burst of load from other jobs hits both alike.
+    # Back-to-back pairs, the order alternating, so that a burst of load from other jobs
+    # (this machine's CPU time for one command varies by a third) hits both alike; the
+    # ratio is the median of the pairs' ratios, the times the fastest of each.
     runs: dict[str, list[dict[str, float | int]]] = {"bare": [], "reader": []}
-    for _ in range(repeat):
-        for mode in ("bare", "reader"):
+    for index in range(repeat):
+        for mode in ("bare", "reader") if index % 2 == 0 else ("reader", "bare"):
             runs[mode].append(_child(mode, target))
     for mode, measured in runs.items():
         row[f"{mode}_s"] = min(float(r["seconds"]) for r in measured)
@@ -217,8 +222,11 @@ def _compare(label: str, cases: int, target: Path | str, mb: float,
         row[f"{mode}_tests"] = int(measured[0]["tests"])
     if row["reader_tests"] != cases:
         raise SystemExit(f"{label}: the reader counted {row['reader_tests']} of {cases}")
-    row["ratio"] = float(row["reader_s"]) / float(row["bare_s"])
-    row["cpu_ratio"] = float(row["reader_cpu_s"]) / float(row["bare_cpu_s"])
+    for key, field in (("ratio", "seconds"), ("cpu_ratio", "cpu_seconds")):
+        row[key] = statistics.median(
+            float(reader[field]) / float(bare[field])
+            for bare, reader in zip(runs["bare"], runs["reader"], strict=True)
+        )
     if instructions:
         counts = {mode: int(_child(mode, target, True)["instructions"])
                   for mode in ("bare", "reader", "hash")}

@@ -22,6 +22,7 @@ what is kept and to the open elements after each chunk.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Container
 from dataclasses import dataclass
 from enum import Enum
@@ -66,6 +67,8 @@ class _Leaf:
 
 
 def _kept(attrib: Any) -> dict[str, str]:
+    if not attrib:  # lxml's empty mapping reads each key in Python
+        return {}
     return {key: value for key in _READ if (value := attrib.get(key)) is not None}
 
 
@@ -248,3 +251,8 @@ class CaseEvents:
                 " runner put less output into the report",
             )
         self.counter.scopes.check()
+
+
+# lxml inspects a target's `start` on every parser it makes (does it take an nsmap?), which
+# builds a signature from the code object: a third of the cost of a small file. Stated once.
+CaseEvents.start.__signature__ = inspect.signature(CaseEvents.start)  # type: ignore[attr-defined]
