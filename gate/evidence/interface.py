@@ -46,6 +46,9 @@ class Collected:
         changed = [p.changed for p in parts if p.changed is not None]
         if len(changed) > 1:
             raise ValueError("two collectors observed the changed files; one must")
+        runs = [p.ci for p in parts if p.ci is not None]
+        if len(runs) > 1:  # the completeness rules read one picture of CI, never the first
+            raise ValueError("two collectors observed the CI runs; one must")
         return cls(
             items=tuple(i for p in parts for i in p.items),
             pull=pulls[0] if pulls else None,
@@ -55,7 +58,7 @@ class Collected:
             failing=tuple(n for p in parts for n in p.failing),
             inputs=tuple(n for p in parts for n in p.inputs),
             junit=tuple(n for p in parts for n in p.junit),
-            ci=next((p.ci for p in parts if p.ci is not None), None),
+            ci=runs[0] if runs else None,
             changed=changed[0] if changed else None,
         )
 
