@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gate.claim.errors import CouldNotDecide
 from gate.engine.results import Verdict
+from gate.faces.action.runner_files import STEP_FOLDER, write_step_file
 from gate.report.attestation import (
     AttestationInput,
     AttestedClaim,
@@ -32,7 +32,7 @@ from gate.report.attestation import (
 )
 
 #: Where the statement is written, relative to the workspace (the output names this path).
-STATEMENT_PATH = Path(".claim-gate") / "attestation.json"
+STATEMENT_PATH = STEP_FOLDER / "attestation.json"
 
 
 @dataclass(frozen=True)
@@ -92,11 +92,5 @@ def write_statement(workspace: Path, statement: dict[str, Any] | None) -> str:
     """Write the statement under the workspace; its path relative to the workspace, or ""."""
     if statement is None:
         return ""
-    target = workspace / STATEMENT_PATH
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(json.dumps(statement, indent=2, ensure_ascii=False) + "\n",
-                          encoding="utf-8")
-    except OSError as exc:
-        raise CouldNotDecide(f"{target}: cannot write the attestation: {exc}") from None
-    return str(STATEMENT_PATH)
+    text = json.dumps(statement, indent=2, ensure_ascii=False) + "\n"
+    return write_step_file(workspace, STATEMENT_PATH.name, text, "attestation")

@@ -14,7 +14,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-from gate.claim.errors import CouldNotDecide
 from gate.evidence.github.api import CheckRunForbidden, GitHubApi
 from gate.faces.action.attestation_file import DecidedFile, action_statement, write_statement
 from gate.faces.action.inputs import RunnerContext
@@ -22,6 +21,7 @@ from gate.faces.action.runner_files import (
     append_summary,
     workflow_command,
     write_outputs,
+    write_step_file,
     write_timelines,
 )
 from gate.report.check_run import CheckRunReport
@@ -120,17 +120,12 @@ class ApiPoster:
             return None
 
     def publish(self, published: Published) -> Path | None:
-        claim_json = None
+        claim_json = ""
         if published.records:
             records = published.records
-            claim_json = self.runner.workspace / ".claim-gate" / "completed-claim.json"
-            try:
-                claim_json.parent.mkdir(parents=True, exist_ok=True)
-                claim_json.write_text(records[0] if len(records) == 1 else
-                                      "[" + ",\n".join(records) + "]\n", encoding="utf-8")
-            except OSError as exc:
-                raise CouldNotDecide(
-                    f"{claim_json}: cannot write the completed claim: {exc}") from None
+            text = records[0] if len(records) == 1 else "[" + ",\n".join(records) + "]\n"
+            claim_json = write_step_file(self.runner.workspace, "completed-claim.json", text,
+                                         "completed claim")
         for summary in published.summaries:
             append_summary(self.runner.summary_file, summary)
         pictures = write_timelines(self.runner.workspace, published.timelines)
@@ -140,12 +135,11 @@ class ApiPoster:
             "unmet-count": str(published.unmet_count),
             # Relative to the workspace: the container's /github/workspace is another path on
             # the runner, and later steps start in the workspace either way.
-            "claim-json": (str(claim_json.relative_to(self.runner.workspace))
-                           if claim_json else ""),
+            "claim-json": claim_json,
             "attestation": attestation,
             "timeline-svg": "\n".join(pictures),
         })
-        return claim_json
+        return self.runner.workspace / claim_json if claim_json else None
 
     def _attest(self, published: Published) -> str:
         """The verdict as an in-toto statement under the workspace; its path, or "" when no

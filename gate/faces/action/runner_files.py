@@ -40,18 +40,27 @@ def append_summary(path: Path | None, markdown: str) -> None:
         raise CouldNotDecide(f"{path}: cannot write the job summary: {exc.strerror}") from None
 
 
+#: Where the step leaves its files, relative to the workspace (the container's workspace is
+#: another path on the runner; later steps start in the workspace either way).
+STEP_FOLDER = Path(".claim-gate")
+
+
+def write_step_file(workspace: Path, name: str, text: str, what: str) -> str:
+    """Write `.claim-gate/NAME` under the workspace; its path relative to the workspace.
+    A file that cannot be written is CouldNotDecide naming it and `what` it is."""
+    relative = STEP_FOLDER / name
+    target = workspace / relative
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise CouldNotDecide(f"{target}: cannot write the {what}: {exc.strerror}") from None
+    return str(relative)
+
+
 def write_timelines(workspace: Path, pictures: Sequence[str]) -> list[str]:
-    """Each claim's time line as `.claim-gate/timeline.svg` (`timeline-N.svg` for several),
-    named relative to the workspace as `claim-json` is (the container's workspace is
-    another path on the runner; later steps start in the workspace either way)."""
-    folder = workspace / ".claim-gate"
+    """Each claim's time line as `.claim-gate/timeline.svg` (`timeline-N.svg` for several)."""
     names = (["timeline.svg"] if len(pictures) == 1
              else [f"timeline-{n}.svg" for n in range(1, len(pictures) + 1)])
-    try:
-        if pictures:
-            folder.mkdir(parents=True, exist_ok=True)
-        for name, picture in zip(names, pictures, strict=False):
-            (folder / name).write_text(picture, encoding="utf-8")
-    except OSError as exc:
-        raise CouldNotDecide(f"{folder}: cannot write the time line: {exc.strerror}") from None
-    return [f".claim-gate/{name}" for name in names[:len(pictures)]]
+    return [write_step_file(workspace, name, picture, "time line")
+            for name, picture in zip(names, pictures, strict=False)]
