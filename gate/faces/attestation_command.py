@@ -21,11 +21,12 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, TextIO
 
-from gate.claim.commit import normalise_sha, parse_commit_sha
+from gate.claim.commit import normalise_sha
 from gate.claim.errors import InvalidInput, UsageError
 from gate.claim.jsondoc import decode_utf8, parse_json, read_capped
 from gate.claim.timefmt import TimestampError, format_rfc3339, parse_rfc3339
 from gate.claim.wording import duration
+from gate.faces.arguments import commit_sha, positive_int
 from gate.faces.dsse import IN_TOTO_PAYLOAD_TYPE, is_envelope, load_public_key, parse_envelope
 from gate.report.attestation import PASSED, STATEMENT_TYPE, VSA_PREDICATE_TYPE
 
@@ -38,24 +39,11 @@ MAX_ATTESTATION_BYTES = 16 << 20
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 
 
-def _commit(text: str) -> str:
-    try:
-        return parse_commit_sha(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
 def _policy_digest(text: str) -> str:
     digest = text.strip().lower().removeprefix("sha256:")
     if not _HEX64.match(digest):
         raise argparse.ArgumentTypeError(f"{text!r} is not sha256:HEX (64 hexadecimal digits)")
     return digest
-
-
-def _seconds(text: str) -> int:
-    if not text.isdigit() or int(text) <= 0:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number of seconds")
-    return int(text)
 
 
 def add_attestation_arguments(subparsers: Any) -> None:
@@ -75,13 +63,13 @@ def add_attestation_arguments(subparsers: Any) -> None:
     )
     verify.add_argument("file", type=Path, metavar="FILE",
                         help="the DSSE envelope or in-toto statement")
-    verify.add_argument("--commit", type=_commit, required=True, metavar="SHA",
+    verify.add_argument("--commit", type=commit_sha, required=True, metavar="SHA",
                         help="the commit to deploy (full SHA): a subject must be exactly it")
     verify.add_argument("--key", type=Path, metavar="PUB.pem",
                         help="the signer's public key (ECDSA P-256 or Ed25519, PEM)")
     verify.add_argument("--policy-digest", type=_policy_digest, metavar="sha256:HEX",
                         help="require the verdict to be under exactly this policy")
-    verify.add_argument("--max-age", type=_seconds, metavar="SECONDS",
+    verify.add_argument("--max-age", type=positive_int, metavar="SECONDS",
                         help="refuse a verdict decided longer ago than this")
     verify.add_argument("--allow-unsigned", action="store_true",
                         help="accept a bare statement (no envelope): its signature is checked"

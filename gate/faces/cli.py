@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import NoReturn, TextIO
 
 from gate import __version__
-from gate.claim.commit import parse_commit_sha
 from gate.claim.errors import CouldNotDecide, InvalidInput, UsageError
 from gate.claim.loader import DEFAULT_MAX_CLAIM_BYTES
 from gate.claim.model import VerdictState
@@ -20,6 +19,7 @@ from gate.claim.timefmt import TimestampError, parse_rfc3339
 from gate.claim.wording import plural
 from gate.evidence.junit import DEFAULT_MAX_JUNIT_BYTES, read_run
 from gate.evidence.probe.observe import ProbeIO
+from gate.faces.arguments import commit_sha, positive_int
 from gate.faces.attestation_command import add_attestation_arguments, run_attestation_command
 from gate.faces.attestation_output import (
     add_attestation_output_arguments,
@@ -61,23 +61,6 @@ def _timestamp(text: str) -> datetime:
     try:
         return parse_rfc3339(text)
     except TimestampError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be positive")
-    return value
-
-
-def _head_sha(text: str) -> str:
-    try:
-        return parse_commit_sha(text)
-    except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
@@ -135,7 +118,7 @@ def _add_verify(commands: _Commands[_Parser]) -> None:
         help="decision time with a zone (default: this machine's clock)",
     )
     verify.add_argument(
-        "--head-sha", type=_head_sha, metavar="SHA",
+        "--head-sha", type=commit_sha, metavar="SHA",
         help="the commit under review (full SHA): test runs bound to another commit, a dirty"
         " tree or no commit do not count; probes assert {sha}/{short_sha} against it",
     )
@@ -154,7 +137,7 @@ def _add_verify(commands: _Commands[_Parser]) -> None:
         " all files together are one test_run observed by the gate",
     )
     verify.add_argument(
-        "--junit-max-bytes", type=_positive, default=DEFAULT_MAX_JUNIT_BYTES, metavar="N",
+        "--junit-max-bytes", type=positive_int, default=DEFAULT_MAX_JUNIT_BYTES, metavar="N",
         help=f"refuse JUnit files larger than N bytes (default {DEFAULT_MAX_JUNIT_BYTES})",
     )
     add_git_arguments(verify)
@@ -163,7 +146,7 @@ def _add_verify(commands: _Commands[_Parser]) -> None:
 
 def _add_max_claim_bytes(command: argparse.ArgumentParser) -> None:
     command.add_argument(
-        "--max-claim-bytes", type=_positive, default=DEFAULT_MAX_CLAIM_BYTES, metavar="N",
+        "--max-claim-bytes", type=positive_int, default=DEFAULT_MAX_CLAIM_BYTES, metavar="N",
         help=f"refuse claim files larger than N bytes (default {DEFAULT_MAX_CLAIM_BYTES})",
     )
 
@@ -201,7 +184,7 @@ def _add_junit(commands: _Commands[_Parser]) -> None:
     junit.add_argument("--format", choices=("text", "json"), default="text",
                        help="output format")
     junit.add_argument(
-        "--max-bytes", type=_positive, default=DEFAULT_MAX_JUNIT_BYTES, metavar="N",
+        "--max-bytes", type=positive_int, default=DEFAULT_MAX_JUNIT_BYTES, metavar="N",
         help=f"refuse files larger than N bytes (default {DEFAULT_MAX_JUNIT_BYTES})",
     )
 

@@ -11,7 +11,6 @@ import json
 from dataclasses import replace
 from typing import TextIO
 
-from gate.claim.commit import parse_commit_sha
 from gate.claim.errors import CouldNotDecide, InvalidInput
 from gate.claim.loader import load_claim
 from gate.claim.policy_parse import load_policy
@@ -19,20 +18,14 @@ from gate.claim.wording import plural
 from gate.evidence.probe.collect import environment_urls, probe_evidence
 from gate.evidence.probe.observe import PROBE_EXTENSION, ProbeContext, ProbeIO
 from gate.evidence.probe.records import probe_records
-
-
-def _sha(text: str) -> str:
-    try:
-        return parse_commit_sha(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+from gate.faces.arguments import commit_sha
 
 
 def add_probe_arguments(parser: argparse.ArgumentParser, *, head_sha: bool = True) -> None:
     """The probe options; `verify` defines its own --head-sha (it binds test runs too)."""
     if head_sha:
         parser.add_argument(
-            "--head-sha", type=_sha, metavar="SHA",
+            "--head-sha", type=commit_sha, metavar="SHA",
             help="the commit under test; probes assert {sha}/{short_sha} against it",
         )
     parser.add_argument(
