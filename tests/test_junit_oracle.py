@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
-from gate.claim.junit_facts import Totals
+from gate.claim.junit_facts import Outcome, Totals
 from gate.claim.junit_options import JUnitOptions, Reruns
 from gate.evidence.junit_reader import read_junit_file
 from tests.test_junit_corpus import CORPUS, REFUSED, ROWS
@@ -129,6 +129,46 @@ def test_the_reader_agrees_with_the_oracle_on_the_corpus(repeated: bool) -> None
         assert {test.identity for test in read.failing} == failing, row.path
         checked += 1
     assert checked == 61
+
+
+def _named_identities(path: Path) -> set[str]:
+    """Every named case's identity and every suite-level failure's, from the whole tree."""
+    root = etree.parse(str(path), etree.XMLParser(resolve_entities=False)).getroot()
+    found = set()
+    for element in root.iter():
+        if not isinstance(element.tag, str):
+            continue
+        tag, parent = _local(element.tag), element.getparent()
+        suite = (parent.get("name") or "") if parent is not None else ""
+        if tag == "testcase":
+            name, classname = element.get("name") or "", element.get("classname") or ""
+            if name or classname:
+                found.add(f"{classname}::{name}" if classname else
+                          f"{suite}::{name}" if suite else name)
+        elif tag in ("failure", "error") and parent is not None and \
+                _local(str(parent.tag)) == "testsuite":
+            found.add(f"{suite}::({tag} outside any testcase)" if suite else
+                      f"({tag} outside any testcase)")
+    return found
+
+
+@_MODES
+def test_keeping_identities_changes_no_count_and_keeps_every_identity(repeated: bool) -> None:
+    """Comparing test sets reads with `identities`: passing cases take a shorter path then."""
+    for row in ROWS:
+        if row.path.removeprefix("files/") in REFUSED:
+            continue
+        path = CORPUS / row.path
+        plain = read_junit_file(path, options=_options(repeated))
+        kept = read_junit_file(path, identities=1_000_000, options=_options(repeated))
+        assert kept.totals == plain.totals, row.path
+        assert kept.failing == plain.failing, row.path
+        assert kept.identities is not None
+        assert kept.identities_complete
+        assert set(kept.identities) == _named_identities(path), row.path
+        for test in kept.failing:  # an unnamed case has no identity to compare
+            if not test.identity.startswith("(unnamed testcase #"):
+                assert kept.identities[test.identity] >= Outcome.FAILURE, row.path
 
 
 _RESULTS = st.sampled_from([

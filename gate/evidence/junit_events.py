@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 from lxml import etree
 
 from gate.claim.errors import InvalidInput
+from gate.claim.junit_facts import Outcome
 from gate.evidence.junit_tags import PLAIN_RESULT, PLAIN_STATUS, RESULTS, ROOTS, local
 
 if TYPE_CHECKING:
@@ -72,13 +73,6 @@ def _kept(attrib: Any) -> dict[str, str]:
     return {key: value for key in _READ if (value := attrib.get(key)) is not None}
 
 
-class _EveryName:
-    """A container holding every name: sends every case to the full judgement."""
-
-    def __contains__(self, item: object) -> bool:
-        return True
-
-
 class CaseEvents:
     """An lxml parser target over one file; `after_chunk` after each feed. Mutable on
     purpose: it lives for one parse."""
@@ -101,11 +95,10 @@ class CaseEvents:
         self.root: str | None = None  # the root element's local name
         self.remember = counter.scopes.remember
         prefilter: Container[str] = counter.prefilter if counter.requested else frozenset()
-        if counter.identities is not None:
-            prefilter = _EveryName()  # every case goes through `case`, which records them
         self.prefilter = prefilter
-        #: Nothing asks more of a passing case than its identity: no names, no reruns.
-        self.quick = not prefilter and not counter.repeated
+        #: Nothing asks more of a passing case than its identity: no names, no reruns, no
+        #: outcome per identity (comparing test sets).
+        self.quick = not prefilter and not counter.repeated and counter.identities is None
 
     # -- called by lxml ---------------------------------------------------------------
     def start(self, tag: str, attrib: dict[str, str]) -> None:
@@ -192,8 +185,10 @@ class CaseEvents:
             key = f"{classname}::{name}"
             if not counter.repeated:
                 self.remember(key)
+                counter.note_identity(key, Outcome.PASSED)
                 return
             if not (counter.current and key in counter.current):
+                counter.note_identity(key, Outcome.PASSED)
                 digest = hash(key) ^ counter.salt
                 counter.buckets[digest & 255].append(digest & ~3)
                 return

@@ -420,6 +420,17 @@ class _Counter:
         else:
             table[key] = _combined(table.get(key), outcome)
 
+    def note_identity(self, key: str, outcome: Outcome) -> None:
+        """Keep the identity's outcome for comparing test sets, up to the cap (if asked)."""
+        ids = self.identities
+        if ids is None:
+            return
+        held = len(self.scoped_ids) if self.repeated else len(ids)
+        if key in ids or (self.scope, key) in self.scoped_ids or held < self.identity_cap:
+            self._outcome_of(ids, self.scoped_ids, key, outcome)
+        else:
+            self.identities_complete = False
+
     def record(
         self, case: etree._Element, worst: etree._Element | None, outcome: Outcome,
         flaky: bool, suite: str, classname: str, name: str,
@@ -433,13 +444,7 @@ class _Counter:
         else:
             key = identity(classname, name, suite)
             merge = True
-            ids = self.identities
-            if ids is not None:
-                held = len(self.scoped_ids) if self.repeated else len(ids)
-                if key in ids or (self.scope, key) in self.scoped_ids or held < self.identity_cap:
-                    self._outcome_of(ids, self.scoped_ids, key, outcome)
-                else:
-                    self.identities_complete = False
+            self.note_identity(key, outcome)
         if self.requested and (name in self.prefilter or key in self.prefilter):
             file = case.get("file")
             matched = aliases(classname, name, suite, file) & self.requested
