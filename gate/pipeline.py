@@ -20,7 +20,6 @@ from gate.claim.policy import Policy, default_policy
 from gate.claim.policy_parse import load_policy
 from gate.engine.decide import decide
 from gate.engine.results import Verdict
-from gate.evidence.base_report import BaseReport
 from gate.evidence.branch_changes import BranchChanges, MadeByTheTestJob
 from gate.evidence.git_claim import load_claim_at
 from gate.evidence.interface import Collected, Collector
@@ -161,7 +160,8 @@ def verify_collectors(
         io = probe_io or ProbeIO.system()
         collectors.append(Probes(options.probe_context, io))
     if options.junit:
-        collectors.append(JUnitFiles(options.junit, options.head_sha, options.junit_max_bytes))
+        collectors.append(JUnitFiles(options.junit, options.head_sha, options.junit_max_bytes,
+                                     options.base_junit))
     return with_git_sources(collectors, options), io
 
 
@@ -175,10 +175,8 @@ def with_git_sources(collectors: list[Collector], options: VerifyOptions) -> lis
         head = options.head_sha or "HEAD"
         collectors.append(BranchChanges(options.repo or Path(), options.diff_base, head,
                                         options.claim))
-    if options.base_junit:
-        if not options.junit:
-            raise UsageError("--base-junit needs --junit: the head's report to compare with")
-        collectors.append(BaseReport(options.base_junit, options.junit, options.junit_max_bytes))
+    if options.base_junit and not options.junit:  # JUnitFiles compares the two
+        raise UsageError("--base-junit needs --junit: the head's report to compare with")
     return collectors
 
 

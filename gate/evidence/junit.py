@@ -41,6 +41,7 @@ from pathlib import Path
 from gate import __version__
 from gate.claim.errors import InvalidInput
 from gate.claim.facts import Disqualification, EvidenceItem, Origin
+from gate.claim.github_facts import TestSetComparison
 from gate.claim.junit_facts import JUnitFile, JUnitRun
 from gate.claim.junit_options import JUnitOptions
 from gate.claim.loader import LoadedClaim
@@ -59,6 +60,7 @@ from gate.evidence.junit_reader import (
     NotJUnit,
     read_junit_file,
 )
+from gate.evidence.test_sets import MAX_COMPARED_TESTS, compare
 
 VERIFIER_ID = f"claim-gate/junit@{__version__}"
 CLAIM_FIELD = "x-required-tests"
@@ -103,24 +105,28 @@ def read_run(
     requested: Sequence[str] = (),
     max_bytes: int = DEFAULT_MAX_JUNIT_BYTES,
     options: JUnitOptions = DEFAULT_OPTIONS,
+    identities: int | None = None,
+    flag: str = "--junit",
 ) -> JUnitRun:
     """Read every file the patterns name (InvalidInput on the first that cannot be read).
 
     A file whose root element is not JUnit is skipped with a note; if no file is left,
-    that is invalid input (a run of nothing is never a pass)."""
+    that is invalid input (a run of nothing is never a pass). `identities`: keep each
+    test's outcome, up to that many (comparing test sets); `flag`: the option to fix."""
     paths = expand_paths(patterns)
     files: list[JUnitFile] = []
     notes: list[str] = []
     for path in paths:
         try:
-            files.append(read_junit_file(path, requested, max_bytes, options=options))
+            files.append(read_junit_file(path, requested, max_bytes, identities=identities,
+                                         options=options))
         except NotJUnit as exc:
             notes.append(f"skipped, not a JUnit report: {exc}")
     if not files:
         raise InvalidInput(
             ", ".join(str(path) for path in paths[:5]), None,
             "none of the files is a JUnit report (" + "; ".join(notes[:3]) + ")",
-            "point --junit at the JUnit XML files",
+            f"point {flag} at the JUnit XML files",
         )
     return JUnitRun(tuple(files), tuple(requested), tuple(notes))
 
@@ -283,17 +289,33 @@ def run_evidence(
 
 @dataclass(frozen=True)
 class JUnitFiles:
-    """The JUnit files the operator named (`--junit`): one test run, one evidence item."""
+    """The JUnit files the operator named (`--junit`): one test run, one evidence item.
+
+    With `base` (`--base-junit`), the base branch's report too: every test that ran there
+    and is missing or only skipped here is listed (the same comparison as the Action's,
+    `test_sets.compare`) for the engine's removed_tests rule. The head's files are read
+    once, keeping each test's outcome. The base report is the operator's input: fetched
+    from the base branch's own pipeline, never from the change under review."""
 
     patterns: tuple[str, ...]
     head_sha: str | None = None
     max_bytes: int = DEFAULT_MAX_JUNIT_BYTES
+    base: tuple[str, ...] = ()
 
     def collect(self, loaded: LoadedClaim, policy: Policy) -> Collected:
         named = required_tests(policy, loaded.claim, loaded.source)
-        run = read_run(self.patterns, named, self.max_bytes, policy.junit)
+        kept = MAX_COMPARED_TESTS if self.base else None
+        run = read_run(self.patterns, named, self.max_bytes, policy.junit, kept)
+        inputs = tuple((f"JUnit {f.path}", f.sha256) for f in run.files)
+        test_sets: tuple[TestSetComparison, ...] = ()
+        if self.base:
+            base = read_run(self.base, (), self.max_bytes, policy.junit, kept, "--base-junit")
+            comparison = compare(
+                f"the head's JUnit ({', '.join(self.patterns)})", base.files, run.files,
+                base_label=f"the base report {', '.join(self.base)}",
+            )
+            test_sets, inputs = (comparison,), inputs + comparison.inputs
         return Collected(
             items=(run_evidence(run, self.head_sha, require_binding=True),), junit=(run,),
-            failing=run.failing,
-            inputs=tuple((f"JUnit {f.path}", f.sha256) for f in run.files),
+            failing=run.failing, inputs=inputs, test_sets=test_sets,
         )
