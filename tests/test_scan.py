@@ -148,6 +148,9 @@ def test_scan_prints_the_check_run_the_action_posts(
                    "--format", "json")
     assert_read_only(scanned)
     assert scanned.code == code, scanned.err
+    pull_reads = [r for r in scanned.requests
+                  if r.endpoint == "GET /repos/{owner}/{repo}/pulls/{pull_number}"]
+    assert len(pull_reads) == 1  # read once, as the PR is now: the Action's re-read is moot
     printed = scanned.json()
     assert printed["verdict"] == verdict
     assert printed["posted"] is False

@@ -187,7 +187,8 @@ def _decide(
         output_file=None, summary_file=None, repository=api.repository,
         server_url="", run_id=None,
     )
-    trigger = Trigger(event="scan", action=None, repository=api.repository, pull=pull)
+    trigger = Trigger(event="scan", action=None, repository=api.repository, pull=pull,
+                      pull_read_now=True)
     try:
         return run_gate(api=api, inputs=inputs, runner=runner, trigger=trigger, clock=clock,
                         emit=lambda line: print(line, file=err), probe_io=probe_io,

@@ -42,6 +42,9 @@ class Trigger:
     pull_numbers: tuple[int, ...] = ()
     #: The head before a `synchronize` (its `before`): where the claim's history starts.
     before: str | None = None
+    #: `pull` was read through the API by this run (`scan`), not taken from a payload: it
+    #: is already the PR as it is now, and is not read again.
+    pull_read_now: bool = False
 
 
 class UnsupportedEvent(InvalidInput):

@@ -121,7 +121,10 @@ def resolve_pulls(api: GitHubApi, trigger: Trigger, inputs: ActionInputs) -> lis
             )
     if not numbers:
         raise InvalidInput("event", None, "the event names no pull request")
-    pulls = [api.pull(number) for number in numbers]
+    if trigger.pull_read_now and trigger.pull is not None:
+        pulls = [trigger.pull]
+    else:
+        pulls = [api.pull(number) for number in numbers]
     if trigger.head_sha is None:
         return pulls
     current = [pull for pull in pulls if pull.head_sha == trigger.head_sha]
