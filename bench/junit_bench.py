@@ -243,6 +243,7 @@ def run(sizes: Sequence[int], repeat: int, folder: Path, glob_shape: tuple[int, 
     for cases in sizes:
         for output in (False, True):
             path = generate(folder / f"junit-{cases}-{output}.xml", cases, output)
+            os.sync()  # no write-back of the file just written while it is being read
             label = "output" if output else "plain"
             rows.append(_compare(label, cases, path, path.stat().st_size / 1e6, repeat,
                                  instructions))
@@ -253,6 +254,7 @@ def run(sizes: Sequence[int], repeat: int, folder: Path, glob_shape: tuple[int, 
         shard.mkdir()
         for number in range(files):
             generate(shard / f"TEST-{number:05d}.xml", each, True, number * each)
+        os.sync()
         size = sum(p.stat().st_size for p in shard.iterdir()) / 1e6
         rows.append(_compare(f"glob {files}x{each}", files * each, str(shard / "*.xml"),
                              size, repeat, instructions))
