@@ -6,13 +6,12 @@ the text in pieces; libxml2 then builds no tree at all, which is most of the rea
 A case that passed, the bulk of any report, costs a start and an end call and a few dict
 reads (its `<system-out>` two more calls), and nothing of it is left once it ended.
 
-What the counter reads in full is rebuilt as small lxml elements: the suites and the
+What the counter reads in full is kept as a `Node` (junit_node): the suites and the
 elements around them (a skeleton of the open ones, so `getparent()` answers as in the
 file), properties, suite-level failures, and every case that has a result element or asks
 for more than a count (a named test, a status attribute, merged reruns). The judging code
 (`_Counter.case`, `suite`, `property`) therefore sees what it would see in a whole tree,
-and only those rare elements pay for it. Rebuilt elements carry only the attributes the
-counter reads.
+and only those rare elements pay for it.
 
 A target parser skips libxml2's tree-building limits (a text over 10 MB, nesting deeper
 than 256). Text is kept only inside a result element or a property, and dropped after each
@@ -28,10 +27,9 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
-from lxml import etree
-
 from gate.claim.errors import InvalidInput
 from gate.claim.junit_facts import Outcome
+from gate.evidence.junit_node import Node
 from gate.evidence.junit_tags import PLAIN_RESULT, PLAIN_STATUS, RESULTS, ROOTS, local
 
 if TYPE_CHECKING:
@@ -41,13 +39,6 @@ if TYPE_CHECKING:
 #: does not: the gate keeps them for the elements it has open and the text it keeps.
 MAX_DEPTH = 256
 MAX_KEPT_TEXT = 10_000_000
-#: The attributes any judging code reads; rebuilt elements carry these and no others.
-_READ = ("name", "classname", "status", "result", "file", "line", "message", "type",
-         "timestamp", "tests", "failures", "errors", "value")
-#: The element names a skeleton keeps (others are named `element`: only their place counts).
-_NAMED = frozenset(ROOTS)
-
-
 class _Kind(Enum):
     CASE_RESULT = 1  # a result element of a case: judged with its case
     SUITE_LEVEL = 2  # a failure or error directly under a testsuite
@@ -67,10 +58,9 @@ class _Leaf:
     text: str = ""
 
 
-def _kept(attrib: Any) -> dict[str, str]:
-    if not attrib:  # lxml's empty mapping reads each key in Python
-        return {}
-    return {key: value for key in _READ if (value := attrib.get(key)) is not None}
+def _attributes(attrib: Any) -> dict[str, str]:
+    """lxml hands a dict, or a shared empty mapping when there is no attribute."""
+    return attrib if type(attrib) is dict else {}
 
 
 class CaseEvents:
@@ -135,30 +125,29 @@ class CaseEvents:
         name = local(tag)
         opened = self.open
         if name == "testcase":
-            opened.append(dict(attrib))
+            opened.append(_attributes(attrib))
             return
         if not opened:  # the root (its name was checked before the body was read)
             self.root = name
-            opened.append(etree.Element(tag if name in _NAMED else "element", _kept(attrib)))
+            opened.append(Node(tag, _attributes(attrib)))
             return
         if len(opened) >= MAX_DEPTH:
             raise self._too_deep()
         parent = opened[-1]
         if type(parent) is dict:  # a child of a case
             if name in RESULTS:
-                leaf = _Leaf(tag, dict(attrib), _Kind.CASE_RESULT, len(self.pieces))
+                leaf = _Leaf(tag, _attributes(attrib), _Kind.CASE_RESULT, len(self.pieces))
                 self.judged.setdefault(id(parent), []).append(leaf)
                 self._keep(leaf)
             else:
                 opened.append(None)
-        elif isinstance(parent, etree._Element):
+        elif isinstance(parent, Node):
             if name == "property":
-                self._keep(_Leaf(tag, dict(attrib), _Kind.PROPERTY, len(self.pieces)))
+                self._keep(_Leaf(tag, _attributes(attrib), _Kind.PROPERTY, len(self.pieces)))
             elif name in ("failure", "error") and local(parent.tag) == "testsuite":
-                self._keep(_Leaf(tag, dict(attrib), _Kind.SUITE_LEVEL, len(self.pieces)))
+                self._keep(_Leaf(tag, _attributes(attrib), _Kind.SUITE_LEVEL, len(self.pieces)))
             else:
-                named = tag if name in _NAMED else "element"
-                opened.append(etree.SubElement(parent, named, _kept(attrib)))
+                opened.append(Node(tag, _attributes(attrib), parent))
         else:  # inside an element nothing is read from (a leaf, output, an unknown one)
             opened.append(None)
 
@@ -166,10 +155,10 @@ class CaseEvents:
         self.open.append(leaf)
         self.kept += 1
 
-    def _skeleton(self) -> etree._Element:
+    def _skeleton(self) -> Node:
         """The innermost open skeleton element (the suite of a case, for one)."""
         for frame in reversed(self.open):
-            if isinstance(frame, etree._Element):
+            if isinstance(frame, Node):
                 return frame
         raise AssertionError("the root is a skeleton element")  # pragma: no cover
 
@@ -192,14 +181,12 @@ class CaseEvents:
                 digest = hash(key) ^ counter.salt
                 counter.buckets[digest & 255].append(digest & ~3)
                 return
-        parent = self._skeleton()
-        case = etree.SubElement(parent, tag, _kept(attrib))
-        for leaf in results or ():
-            etree.SubElement(case, leaf.tag, _kept(leaf.attrib)).text = leaf.text or None
+        case = Node(tag, attrib, self._skeleton())
+        case.children = [Node(leaf.tag, leaf.attrib, case, text=leaf.text or None)
+                         for leaf in results or ()]
         counter.case(case)
-        parent.remove(case)
 
-    def _end(self, frame: etree._Element | _Leaf) -> None:
+    def _end(self, frame: Node | _Leaf) -> None:
         counter = self.counter
         if isinstance(frame, _Leaf):
             self.kept -= 1
@@ -207,19 +194,14 @@ class CaseEvents:
             if frame.kind is _Kind.CASE_RESULT:
                 return  # judged when its case ends
             parent = self._skeleton()
-            element = etree.SubElement(parent, frame.tag, _kept(frame.attrib))
-            element.text = frame.text or None
+            element = Node(frame.tag, frame.attrib, parent, text=frame.text or None)
             if frame.kind is _Kind.PROPERTY:
                 counter.property(element)
             else:
                 counter.suite_level(element, parent)
-            parent.remove(element)
             return
         if local(frame.tag) in ROOTS:
             counter.suite(frame, self.cases - counter.seen)
-        holder = frame.getparent()
-        if holder is not None:
-            holder.remove(frame)
 
     def _too_deep(self) -> InvalidInput:
         return InvalidInput(

@@ -60,6 +60,7 @@ from gate.claim.junit_options import JUnitOptions
 from gate.claim.regular_file import open_regular
 from gate.evidence.junit_events import CaseEvents
 from gate.evidence.junit_names import aliases, identity, last_segments
+from gate.evidence.junit_node import Node
 from gate.evidence.junit_tags import RETRIES, ROOTS, SEVERITY, SKIP_STATUS, local
 from gate.evidence.junit_time import parse_suite_timestamp
 from gate.evidence.junit_unique import ScopeIdentities
@@ -295,7 +296,7 @@ def _int(text: str | None) -> int | None:
 
 
 def _failing(
-    key: str, outcome: Outcome, case: etree._Element, result: etree._Element,
+    key: str, outcome: Outcome, case: Node, result: Node,
     suite: str, classname: str, name: str,
 ) -> FailingTest:
     text = result.text
@@ -369,10 +370,10 @@ class _Counter:
         self.mismatches: list[SuiteMismatch] = []
 
     # -- one <testcase> -------------------------------------------------------------
-    def case(self, case: etree._Element) -> None:
+    def case(self, case: Node) -> None:
         self.seen += 1
         outcome = Outcome.PASSED
-        worst: etree._Element | None = None
+        worst: Node | None = None
         retried = False
         if len(case):
             for child in case:
@@ -402,7 +403,7 @@ class _Counter:
         self.record(case, worst, outcome, retried and outcome is Outcome.PASSED,
                     suite, classname, name)
 
-    def suite_level(self, result: etree._Element, suite: etree._Element) -> None:
+    def suite_level(self, result: Node, suite: Node) -> None:
         """A <failure>/<error> directly under a suite (class setup failed): one failing test,
         counted in `suite_errors` too so that the output can say where it came from."""
         tag = local(result.tag)
@@ -432,7 +433,7 @@ class _Counter:
             self.identities_complete = False
 
     def record(
-        self, case: etree._Element, worst: etree._Element | None, outcome: Outcome,
+        self, case: Node, worst: Node | None, outcome: Outcome,
         flaky: bool, suite: str, classname: str, name: str,
     ) -> None:
         failing = outcome >= Outcome.FAILURE
@@ -489,7 +490,7 @@ class _Counter:
             entry.detail = detail
 
     def _separate(
-        self, case: etree._Element, worst: etree._Element | None, outcome: Outcome,
+        self, case: Node, worst: Node | None, outcome: Outcome,
         flaky: bool, suite: str, classname: str, name: str, key: str, merge: bool,
     ) -> None:
         """The default rule: this case is one run of a test, whatever other cases say."""
@@ -514,7 +515,7 @@ class _Counter:
         self.failing.append(detail or FailingTest(key, outcome, suite, classname, name, ""))
 
     # -- suites and properties ------------------------------------------------------
-    def suite(self, suite: etree._Element, inline: int) -> None:
+    def suite(self, suite: Node, inline: int) -> None:
         """A suite element closed; `inline`: cases the hot loop counted so far by itself."""
         element = local(suite.tag)
         if element == "testsuite":
@@ -533,7 +534,7 @@ class _Counter:
         self._check_attributes(suite, element, self.seen + inline, self.seen_failing)
 
     def _check_attributes(
-        self, suite: etree._Element, element: str, elements: int, failing: int
+        self, suite: Node, element: str, elements: int, failing: int
     ) -> None:
         """Compare the suite's own tests/failures/errors with what was counted inside it.
 
@@ -566,7 +567,7 @@ class _Counter:
         if kept < MAX_MISMATCHES:
             self.mismatches.append(found)
 
-    def property(self, prop: etree._Element) -> None:
+    def property(self, prop: Node) -> None:
         holder = prop.getparent()
         owner = holder.getparent() if holder is not None else None
         if owner is None or not isinstance(owner.tag, str) or local(owner.tag) not in ROOTS:
