@@ -11,7 +11,7 @@ Safety first, because the file comes from a CI job an agent may have influenced:
   the file grows while it is read.
 
 Streaming: the parser builds no tree; its events go to a parser target (junit_events) that
-counts each passing `<testcase>` from its attributes and rebuilds as lxml elements only
+counts each passing `<testcase>` from its attributes and keeps as small records only
 what is judged in full (suites, properties, cases with a result element), then drops them.
 A passing test leaves nothing behind once its suite element closes (its identity is kept
 until then, to count `unique`: junit_unique); under `junit.reruns: repeated-cases` it
