@@ -179,21 +179,27 @@ def chromium() -> str | None:
     return shutil.which("chromium") or shutil.which("chromium-browser")
 
 
-def screenshot(page: Path, png: Path, browser: str, width: int = WIDTH) -> int:
-    """Screenshot `page` at its full height; returns that height in CSS pixels."""
+def screenshot_sized(page: Path, png: Path, browser: str, width: int, height: int) -> None:
+    """Screenshot `page` in a `width` x `height` window, with a fresh browser profile."""
     with tempfile.TemporaryDirectory(prefix="claim-gate-chromium-") as profile:
-        common = [browser, *CHROMIUM_FLAGS, f"--user-data-dir={profile}"]
-        dom = subprocess.run([*common, f"--window-size={width},800", "--dump-dom",
-                              page.as_uri()], capture_output=True, text=True, check=True,
-                             timeout=120)
-        found = re.search(r"<title>height=(\d+)</title>", dom.stdout)
-        if found is None:
-            raise RuntimeError(f"chromium did not measure {page}: {dom.stderr[-2000:]}")
-        height = int(found[1])
-        subprocess.run([*common, f"--window-size={width},{height}", f"--screenshot={png}",
+        subprocess.run([browser, *CHROMIUM_FLAGS, f"--user-data-dir={profile}",
+                        f"--window-size={width},{height}", f"--screenshot={png}",
                         page.as_uri()], capture_output=True, text=True, check=True, timeout=120)
     if not png.exists():
         raise RuntimeError(f"chromium wrote no screenshot to {png}")
+
+
+def screenshot(page: Path, png: Path, browser: str, width: int = WIDTH) -> int:
+    """Screenshot `page` at its full height; returns that height in CSS pixels."""
+    with tempfile.TemporaryDirectory(prefix="claim-gate-chromium-") as profile:
+        dom = subprocess.run([browser, *CHROMIUM_FLAGS, f"--user-data-dir={profile}",
+                              f"--window-size={width},800", "--dump-dom", page.as_uri()],
+                             capture_output=True, text=True, check=True, timeout=120)
+    found = re.search(r"<title>height=(\d+)</title>", dom.stdout)
+    if found is None:
+        raise RuntimeError(f"chromium did not measure {page}: {dom.stderr[-2000:]}")
+    height = int(found[1])
+    screenshot_sized(page, png, browser, width, height)
     return height
 
 

@@ -18,9 +18,9 @@ import pytest
 from gate.report.timeline import Kind, Timeline
 from gate.report.timeline_mermaid import event_label, render_mermaid
 from gate.report.timeline_svg import NAME_CHARS, NOTE_CHARS, WIDTH, note_of, plain, render_svg
-from tests.check_run_picture import CHROMIUM_FLAGS, chromium
+from tests.check_run_picture import CHROMIUM_FLAGS, chromium, screenshot_sized
 from tests.test_timeline import mermaid_block
-from tests.timeline_picture import Example, hostile, many_and_far, screenshot_svg, stale_and_early
+from tests.timeline_picture import Example, hostile, many_and_far, stale_and_early
 
 ROOT = Path(__file__).resolve().parent.parent
 MERMAID = ROOT / "tests" / "data" / "mermaid" / "mermaid.min.js"
@@ -134,7 +134,7 @@ def test_chromium_draws_the_svg(browser: str, tmp_path: Path) -> None:
     svg.write_text(text, "utf-8")
     height = int(text.split('height="', 1)[1].split('"', 1)[0])
     png = tmp_path / "timeline.png"
-    screenshot_svg(svg, png, browser, WIDTH, height)
+    screenshot_sized(svg, png, browser, WIDTH, height)
     data = png.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     assert struct.unpack(">II", data[16:24]) == (WIDTH, height)

@@ -12,9 +12,7 @@ picture is `render_svg` of the verdict, screenshotted in headless Chromium (Debi
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
-import tempfile
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -27,7 +25,7 @@ from gate.claim.policy import Policy
 from gate.engine.decide import decide
 from gate.engine.results import Verdict
 from gate.report.timeline import Timeline, build_timeline
-from tests.check_run_picture import CHROMIUM_FLAGS, chromium
+from tests.check_run_picture import chromium, screenshot_sized
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "docs"
@@ -138,16 +136,6 @@ def many_and_far(mutation_count: int = 500, own: int = 400, observed: int = 30) 
     return Example(claim, decide(claim, Facts.of(runs), Policy(id="p"), NOW), arrival)
 
 
-def screenshot_svg(svg: Path, png: Path, browser: str, width: int, height: int) -> None:
-    """Chromium draws the SVG file itself (as a browser opening it would)."""
-    with tempfile.TemporaryDirectory(prefix="claim-gate-chromium-") as profile:
-        subprocess.run([browser, *CHROMIUM_FLAGS, f"--user-data-dir={profile}",
-                        f"--window-size={width},{height}", f"--screenshot={png}",
-                        svg.as_uri()], capture_output=True, text=True, check=True, timeout=120)
-    if not png.exists():
-        raise RuntimeError(f"chromium wrote no screenshot to {png}")
-
-
 def main(argv: list[str] | None = None) -> int:
     from gate.report.timeline_svg import WIDTH, render_svg
 
@@ -166,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     svg.write_text(text, "utf-8")
     height = int(text.split('height="', 1)[1].split('"', 1)[0])
     png = args.out / "timeline.png"
-    screenshot_svg(svg, png, browser, WIDTH, height)
+    screenshot_sized(svg, png, browser, WIDTH, height)  # chromium draws the SVG itself
     print(f"{svg}, {png} ({WIDTH}x{height}): {example.verdict.state}")
     return 0
 
