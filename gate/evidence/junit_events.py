@@ -39,6 +39,8 @@ if TYPE_CHECKING:
 #: does not: the gate keeps them for the elements it has open and the text it keeps.
 MAX_DEPTH = 256
 MAX_KEPT_TEXT = 10_000_000
+
+
 class _Kind(Enum):
     CASE_RESULT = 1  # a result element of a case: judged with its case
     SUITE_LEVEL = 2  # a failure or error directly under a testsuite

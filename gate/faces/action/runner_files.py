@@ -54,7 +54,8 @@ def write_step_file(workspace: Path, name: str, text: str, what: str) -> str:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text, encoding="utf-8")
     except OSError as exc:
-        raise CouldNotDecide(f"{target}: cannot write the {what}: {exc.strerror}") from None
+        reason = exc.strerror or str(exc)  # an OSError raised without an errno has none
+        raise CouldNotDecide(f"{target}: cannot write the {what}: {reason}") from None
     return str(relative)
 
 
