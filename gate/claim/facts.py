@@ -13,10 +13,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
+from gate.claim.change_facts import ChangeReading
 from gate.claim.changed_paths import ChangedPaths
 from gate.claim.ci_facts import CiObservation
 from gate.claim.github_facts import PullObservation, TestSetComparison
 from gate.claim.model import Evidence
+from gate.claim.subject import Binding, Subject
 
 #: A record and the JUnit file of its own run disagree (one was rewritten after the run).
 EVIDENCE_MISMATCH = "evidence_mismatch"
@@ -46,6 +48,8 @@ class EvidenceItem:
     disqualified: Disqualification | None = None
     #: Produced by a CI workflow (its file, when known): the engine judges its provenance.
     producer: Producer | None = None
+    #: What the item is bound to, as its source observed it (gate/claim/subject.py).
+    binding: Binding | None = None
 
 
 @dataclass(frozen=True)
@@ -74,6 +78,10 @@ class Facts:
     ci: CiObservation | None = None
     #: The change's files (GitHub's PR listing or git's diff): the record of file mutations.
     changed: ChangedPaths | None = None
+    #: What this decision is about; facts bound to something else never count toward verified.
+    subject: Subject | None = None
+    #: What the gate read of the change's own files: reach into the test machinery.
+    change: ChangeReading | None = None
 
     @classmethod
     def of(cls, items: Iterable[EvidenceItem]) -> Facts:

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from gate.claim.change_facts import ChangeReading
 from gate.claim.changed_paths import ChangedPaths
 from gate.claim.ci_facts import CiObservation
 from gate.claim.facts import EvidenceItem, Facts
@@ -33,10 +34,11 @@ class Collected:
     junit: tuple[JUnitRun, ...] = ()  # runs read from files the operator named
     ci: CiObservation | None = None  # the head's runs and unread artifacts (GitHub)
     changed: ChangedPaths | None = None  # the change's files (one collector observes them)
+    change: ChangeReading | None = None  # what was read of the change's own files
 
     def facts(self) -> Facts:
         return Facts(items=self.items, pull=self.pull, test_sets=self.test_sets, ci=self.ci,
-                     changed=self.changed)
+                     changed=self.changed, change=self.change)
 
     @classmethod
     def merge(cls, parts: Sequence[Collected]) -> Collected:
@@ -49,6 +51,9 @@ class Collected:
         runs = [p.ci for p in parts if p.ci is not None]
         if len(runs) > 1:  # the completeness rules read one picture of CI, never the first
             raise ValueError("two collectors observed the CI runs; one must")
+        readings = [p.change for p in parts if p.change is not None]
+        if len(readings) > 1:
+            raise ValueError("two collectors read the change's files; one must")
         return cls(
             items=tuple(i for p in parts for i in p.items),
             pull=pulls[0] if pulls else None,
@@ -60,6 +65,7 @@ class Collected:
             junit=tuple(n for p in parts for n in p.junit),
             ci=runs[0] if runs else None,
             changed=changed[0] if changed else None,
+            change=readings[0] if readings else None,
         )
 
 

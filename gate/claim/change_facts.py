@@ -1,0 +1,48 @@
+"""What the gate read of the change itself, from outside the agent's reach.
+
+CI runs the change's code, so a change that can reach into the test machinery or the process
+that writes the results is a change to the evidence's producer. Collectors read the changed
+files at the head SHA (git on the command line, the API on GitHub) and record each place that
+reaches in (`ReachFinding`, with file and line) and each file they could not read; the engine
+turns findings the owner did not allow into `producer_modified`, and an incomplete reading into
+unverified. "Could not read" is never "nothing there".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ReachFinding:
+    """One place in the change's own files that reaches the test machinery or the process."""
+
+    path: str
+    line: int
+    rule: str  # a short stable id: "test-machinery", "import-system", "process-exit", ...
+    reached: str  # what it reaches, for a reviewer: "_pytest.runner.TestReport", "atexit", ...
+
+    def where(self) -> str:
+        return f"{self.path}:{self.line}"
+
+
+@dataclass(frozen=True)
+class UnreadChange:
+    """A changed file the reading needed and could not read (too large, too many, an error)."""
+
+    path: str
+    problem: str
+
+
+@dataclass(frozen=True)
+class ChangeReading:
+    """The findings over every added or modified file of the change, and what was not read."""
+
+    source: str  # e.g. "git diff BASE...HEAD at 1a2b3c4d5e6f" or "GitHub compare base...head"
+    findings: tuple[ReachFinding, ...] = ()
+    unread: tuple[UnreadChange, ...] = ()
+    files_read: int = 0
+
+    @property
+    def complete(self) -> bool:
+        return not self.unread
