@@ -9,8 +9,12 @@ artifact attestations); nothing here reads a key or the clock.
 Subjects: the head commit (`gitCommit`) and every claim file (sha256 of its bytes as read).
 `verificationResult` is `PASSED` only when every claim was decided and each is `verified`;
 anything else (unverified, refuted, a claim that could not be read) is `FAILED`.
-`verifiedLevels` is left out: the gate verifies a completion claim, not a SLSA track level, and
-the framework's VSA v1 proto types that field as a string where the SLSA page says a list.
+`verifiedLevels` is a list, as the SLSA VSA v1 page and `slsa-verifier verify-vsa` read it (the
+framework's proto types it as one string): the gate verifies a completion claim, not a SLSA track,
+so its levels are custom ones (never starting with `SLSA_`, which names a track):
+`CLAIM_GATE_VERIFIED` when the result is PASSED, plus any level the decision earned beyond it
+(`CLAIM_GATE_FAIL_TO_PASS` when the policy required fail-to-pass tests and they were found); a
+FAILED statement carries `["FAILED"]`, the spec's word for a failed verification.
 """
 
 from __future__ import annotations
@@ -30,6 +34,11 @@ PASSED = "PASSED"
 FAILED = "FAILED"
 #: Where the completed claim objects travel inside the predicate (VSA consumers ignore `x-`).
 COMPLETED_CLAIMS_KEY = "x-claim-gate-completed-claims"
+#: The custom verified levels (a deploy gate asks for one with `--verified-level`).
+VERIFIED_LEVEL = "CLAIM_GATE_VERIFIED"
+FAIL_TO_PASS_LEVEL = "CLAIM_GATE_FAIL_TO_PASS"  # noqa: S105 (a level name, not a secret)
+#: What `verifiedLevels` says of a statement that did not pass.
+FAILED_LEVELS = ("FAILED",)
 
 
 @dataclass(frozen=True)
@@ -56,6 +65,8 @@ class AttestationInput:
     #: False when the run had more to decide than these claims and did not (a PR of the
     #: same head whose claim could not be decided): then nothing here can pass.
     complete: bool = True
+    #: Levels earned beyond `CLAIM_GATE_VERIFIED` (only ever stated on a PASSED statement).
+    extra_levels: tuple[str, ...] = ()
 
 
 def result_of(claims: Sequence[AttestedClaim], complete: bool = True) -> str:
@@ -65,8 +76,16 @@ def result_of(claims: Sequence[AttestedClaim], complete: bool = True) -> str:
     return PASSED if passed else FAILED
 
 
+def verified_levels(result: str, extra: Sequence[str] = ()) -> list[str]:
+    """What the statement says was verified: custom levels on PASSED, `FAILED` otherwise."""
+    if result != PASSED:
+        return list(FAILED_LEVELS)
+    return [VERIFIED_LEVEL, *(level for level in extra if level != VERIFIED_LEVEL)]
+
+
 def verification_statement(given: AttestationInput) -> dict[str, JSON]:
     """The in-toto Statement v1 for the decided claims."""
+    result = result_of(given.claims, given.complete)
     subjects: list[JSON] = [{"name": f"git-commit:{given.head_sha}",
                              "digest": {"gitCommit": given.head_sha}}]
     subjects += [{"name": c.label, "digest": {"sha256": c.sha256}} for c in given.claims]
@@ -78,7 +97,8 @@ def verification_statement(given: AttestationInput) -> dict[str, JSON]:
         "inputAttestations": [
             {"uri": what, "digest": {"sha256": digest}} for what, digest in given.inputs
         ],
-        "verificationResult": result_of(given.claims, given.complete),
+        "verificationResult": result,
+        "verifiedLevels": verified_levels(result, given.extra_levels),
         COMPLETED_CLAIMS_KEY: [
             {"claim": c.label, "state": str(c.state) if c.state else "unreadable",
              "completed": dict(c.record) if c.record is not None else None}
