@@ -7,7 +7,7 @@ where loading the inputs, the engine and the chosen reporter meet.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from enum import IntEnum
 from pathlib import Path
@@ -18,10 +18,12 @@ from gate.claim.loader import DEFAULT_MAX_CLAIM_BYTES, LoadedClaim
 from gate.claim.model import VerdictState
 from gate.claim.policy import Policy, default_policy
 from gate.claim.policy_parse import load_policy
+from gate.claim.subject import Subject
 from gate.engine.decide import decide
 from gate.engine.results import Verdict
 from gate.evidence.branch_changes import BranchChanges, MadeByTheTestJob
 from gate.evidence.git_claim import load_claim_at
+from gate.evidence.git_diff import GitDiffError, resolve_range
 from gate.evidence.interface import Collected, Collector
 from gate.evidence.junit import DEFAULT_MAX_JUNIT_BYTES, JUnitFiles
 from gate.evidence.operator_records import OperatorRecords
@@ -76,6 +78,7 @@ class VerifyOptions:
     repo: Path | None = None  # the clone the claim is read from (default: the one holding it)
     diff_base: str | None = None  # judge the producers over `git diff BASE...HEAD`
     base_junit: tuple[str, ...] = ()  # the base branch's JUnit: removed/skipped tests
+    base_code_junit: tuple[str, ...] = ()  # the head's tests over the base's code
     require_claim: bool = False  # no claim is unverified (no_claim), not invalid input
 
 
@@ -142,11 +145,15 @@ def run(
     policy: Policy,
     collectors: Sequence[Collector],
     clock: Callable[[], datetime],
+    subject: Subject | None = None,
 ) -> Decision:
     """collect -> decide: the only place `decide` is called. The decision time is read after
-    the observations arrived, never before."""
+    the observations arrived, never before. `subject`: what this decision is about."""
     observed = gather(collectors, loaded, policy)
-    verdict = decide(loaded.claim, observed.facts(), policy, clock())
+    facts = observed.facts()
+    if subject is not None:
+        facts = replace(facts, subject=subject)
+    verdict = decide(loaded.claim, facts, policy, clock())
     return Decision(loaded, verdict, observed)
 
 
@@ -161,7 +168,7 @@ def verify_collectors(
         collectors.append(Probes(options.probe_context, io))
     if options.junit:
         collectors.append(JUnitFiles(options.junit, options.head_sha, options.junit_max_bytes,
-                                     options.base_junit))
+                                     options.base_junit, options.base_code_junit))
     return with_git_sources(collectors, options), io
 
 
@@ -177,6 +184,8 @@ def with_git_sources(collectors: list[Collector], options: VerifyOptions) -> lis
                                         options.claim))
     if options.base_junit and not options.junit:  # JUnitFiles compares the two
         raise UsageError("--base-junit needs --junit: the head's report to compare with")
+    if options.base_code_junit and not options.junit:
+        raise UsageError("--base-code-junit needs --junit: the head's report to compare with")
     return collectors
 
 
@@ -204,6 +213,20 @@ def run_verify(
     return verify_loaded(loaded, options, now, probe_io)
 
 
+def command_line_subject(options: VerifyOptions, loaded: LoadedClaim) -> Subject:
+    """What `verify` decides: the claim's digest, the head commit (`--head-sha`) and, with
+    `--diff-base`, the merge base the change is measured from."""
+    base_sha = None
+    if options.diff_base is not None:
+        try:
+            base_sha = resolve_range(options.repo or Path(), options.diff_base,
+                                     options.head_sha or "HEAD").merge_base
+        except GitDiffError as exc:
+            raise InvalidInput(f"--diff-base {options.diff_base}", None, str(exc)) from None
+    return Subject(head_sha=options.head_sha, base_ref=options.diff_base, base_sha=base_sha,
+                   claim_sha256=loaded.document.sha256)
+
+
 def verify_loaded(
     loaded: LoadedClaim, options: VerifyOptions, now: datetime, probe_io: ProbeIO | None = None
 ) -> VerifyResult:
@@ -212,7 +235,7 @@ def verify_loaded(
     collectors, io = verify_collectors(options, probe_io)
     fixed = options.now or now
     clock = (lambda: fixed) if options.now or io is None else io.clock
-    decision = run(loaded, policy, collectors, clock)
+    decision = run(loaded, policy, collectors, clock, command_line_subject(options, loaded))
     given = RenderInput(loaded, decision.verdict, junit=decision.observed.junit)
     output = render(options.format, given)
     return VerifyResult(loaded, decision.verdict, output, decision.observed.inputs)

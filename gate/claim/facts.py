@@ -16,6 +16,7 @@ from enum import StrEnum
 from gate.claim.change_facts import ChangeReading
 from gate.claim.changed_paths import ChangedPaths
 from gate.claim.ci_facts import CiObservation
+from gate.claim.fail_to_pass import BaseCodeComparison
 from gate.claim.github_facts import PullObservation, TestSetComparison
 from gate.claim.model import Evidence
 from gate.claim.subject import Binding, Subject
@@ -82,6 +83,8 @@ class Facts:
     subject: Subject | None = None
     #: What the gate read of the change's own files: reach into the test machinery.
     change: ChangeReading | None = None
+    #: The head's tests over the base's code against the head's run (fail-to-pass).
+    base_code: BaseCodeComparison | None = None
 
     @classmethod
     def of(cls, items: Iterable[EvidenceItem]) -> Facts:

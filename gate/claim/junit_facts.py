@@ -173,6 +173,8 @@ class JUnitFile:
     #: (property name, commit) pairs found on suites, e.g. ('claim-gate.commit', 'ab12...').
     commits: tuple[tuple[str, str], ...] = ()
     tree_clean: str | None = None
+    #: `claim-gate.base_code` values (BASE..HEAD): a run of the head's tests over the base's code.
+    base_code: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
     #: identity -> final outcome of every test, only when the reader was asked for it.
     identities: Mapping[str, Outcome] | None = None

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 
 from gate.claim.claim_rules import ClaimRules
 from gate.claim.codec import dump_max_age
+from gate.claim.fail_to_pass import FailToPassPolicy
 from gate.claim.junit_options import JUnitOptions
 from gate.claim.model import JSON, CheckType, PolicyRequest
 from gate.claim.probe_settings import ProbeSettings
@@ -52,6 +53,8 @@ class Policy:
     junit: JUnitOptions = field(default_factory=JUnitOptions)
     #: Rules about the claim itself: unclaimed_ok globs, who may be overruled (claim_rules).
     claims: ClaimRules = field(default_factory=ClaimRules)
+    #: Fail-to-pass tests: off, listed (default) or required (`fail_to_pass`, `test_paths`).
+    fail_to_pass: FailToPassPolicy = field(default_factory=FailToPassPolicy)
     #: The sections as the operator wrote them: for the record and the digest only; every
     #: reader uses the typed fields above, parsed once when the policy was loaded.
     sections: Mapping[str, JSON] = field(default_factory=dict)

@@ -18,6 +18,8 @@ from gate.claim.claim_rules import SECTIONS as CLAIM_SECTIONS
 from gate.claim.claim_rules import parse_claim_rules
 from gate.claim.codec import parse_max_age
 from gate.claim.errors import InvalidInput
+from gate.claim.fail_to_pass import SECTIONS as FAIL_TO_PASS_SECTIONS
+from gate.claim.fail_to_pass import parse_fail_to_pass
 from gate.claim.jsondoc import MAX_DEPTH, decode_utf8, parse_json, read_capped
 from gate.claim.jsonpos import pointer
 from gate.claim.junit_options import SECTION as JUNIT_SECTION
@@ -42,9 +44,11 @@ REQUIRED_TESTS = "required_tests"
 #: probes: live checks (gate/evidence/probe); required_tests: test names every JUnit run must
 #: show passed (gate/evidence/junit.py); evidence_chain, trusted_workflows, removed_tests,
 #: deployment_creators: whose word counts on GitHub (gate/claim/trust_policy.py); junit: how
-#: JUnit cases are counted (gate/claim/junit_options.py); claim rules (gate/claim/claim_rules.py).
+#: JUnit cases are counted (gate/claim/junit_options.py); claim rules (gate/claim/claim_rules.py);
+#: fail_to_pass, test_paths: tests that fail on the base's code (gate/claim/fail_to_pass.py).
 SECTIONS: frozenset[str] = (
     frozenset({PROBES, REQUIRED_TESTS, JUNIT_SECTION}) | TRUST_SECTIONS | CLAIM_SECTIONS
+    | FAIL_TO_PASS_SECTIONS
 )
 
 _CHECK_TYPE = {"enum": [str(check) for check in CheckType]}
@@ -105,6 +109,7 @@ def parse_policy_document(raw: Any, source: str) -> Policy:
         junit=parse_junit_options(raw[JUNIT_SECTION], source) if JUNIT_SECTION in raw
         else JUnitOptions(),
         claims=parse_claim_rules(raw, source),
+        fail_to_pass=parse_fail_to_pass(raw, source),
         sections={key: raw[key] for key in SECTIONS if key in raw},
         source=source,
     )

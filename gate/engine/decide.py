@@ -25,6 +25,7 @@ from gate.claim.timefmt import format_rfc3339
 from gate.claim.wording import duration
 from gate.engine.agent_time import future_mutations, invalid_time_problem
 from gate.engine.completeness import item_problem
+from gate.engine.fail_to_pass import counted_fail_to_pass, fail_to_pass_judgements
 from gate.engine.provenance import judge_provenance
 from gate.engine.removed_tests import claim_judgements, rule_judgements
 from gate.engine.results import Assessment, Judgement, Problem, Unmet, Verdict, worst
@@ -163,10 +164,12 @@ def decide(claim: Claim, facts: Facts, policy: Policy, now: datetime) -> Verdict
           for check in policy.requires),
         *rule_judgements(facts, policy),
         *claim_judgements(claim, facts, policy),
+        *fail_to_pass_judgements(claim, facts, policy),
     ]
     if not any(j.supporting for j in judgements) and all(j.unmet is None for j in judgements):
         judgements.append(_NOTHING_OBSERVED)
-    return _verdict(claim, policy, now, items, readings, tuple(judgements))
+    verdict = _verdict(claim, policy, now, items, readings, tuple(judgements))
+    return replace(verdict, fail_to_pass=counted_fail_to_pass(facts, policy))
 
 
 def _items(claim: Claim, facts: Facts, policy: Policy) -> tuple[EvidenceItem, ...]:

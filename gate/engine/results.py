@@ -57,6 +57,9 @@ class Judgement:
     #: (evidence index, problem code) of each candidate ruled out for this subject, e.g.
     #: `before_mutation`: what a reporter shows per item without judging it again.
     rejected: tuple[tuple[int, str], ...] = ()
+    #: What a rule has to say even when it holds (the fail-to-pass tests it found), shown by
+    #: every reporter; never a reason (that is `unmet`).
+    note: str | None = None
 
 
 @dataclass(frozen=True)
@@ -87,3 +90,11 @@ class Verdict:
     items: tuple[EvidenceItem, ...]
     assessments: tuple[Assessment, ...]
     judgements: tuple[Judgement, ...] = ()
+    #: Tests that failed over the base's code and passed on the head, from a run bound to
+    #: this head (empty when none was given, counted or bound).
+    fail_to_pass: tuple[str, ...] = ()
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """What the rules had to say beside the unmet items (e.g. the fail-to-pass tests)."""
+        return tuple(j.note for j in self.judgements if j.note)

@@ -16,6 +16,7 @@ from gate.claim.change_facts import ChangeReading
 from gate.claim.changed_paths import ChangedPaths
 from gate.claim.ci_facts import CiObservation
 from gate.claim.facts import EvidenceItem, Facts
+from gate.claim.fail_to_pass import BaseCodeComparison
 from gate.claim.github_facts import PullObservation, TestSetComparison
 from gate.claim.junit_facts import FailingTest, JUnitRun
 from gate.claim.loader import LoadedClaim
@@ -35,10 +36,12 @@ class Collected:
     ci: CiObservation | None = None  # the head's runs and unread artifacts (GitHub)
     changed: ChangedPaths | None = None  # the change's files (one collector observes them)
     change: ChangeReading | None = None  # what was read of the change's own files
+    base_code: BaseCodeComparison | None = None  # the head's tests over the base's code
 
     def facts(self) -> Facts:
         return Facts(items=self.items, pull=self.pull, test_sets=self.test_sets, ci=self.ci,
-                     changed=self.changed, change=self.change)
+                     changed=self.changed, change=self.change,
+                     base_code=self.base_code)
 
     @classmethod
     def merge(cls, parts: Sequence[Collected]) -> Collected:
@@ -54,6 +57,9 @@ class Collected:
         readings = [p.change for p in parts if p.change is not None]
         if len(readings) > 1:
             raise ValueError("two collectors read the change's files; one must")
+        base_code = [p.base_code for p in parts if p.base_code is not None]
+        if len(base_code) > 1:
+            raise ValueError("two collectors read a run over the base's code; one must")
         return cls(
             items=tuple(i for p in parts for i in p.items),
             pull=pulls[0] if pulls else None,
@@ -66,6 +72,7 @@ class Collected:
             ci=runs[0] if runs else None,
             changed=changed[0] if changed else None,
             change=readings[0] if readings else None,
+            base_code=base_code[0] if base_code else None,
         )
 
 

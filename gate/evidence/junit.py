@@ -41,6 +41,7 @@ from pathlib import Path
 from gate import __version__
 from gate.claim.errors import InvalidInput
 from gate.claim.facts import Disqualification, EvidenceItem, Origin
+from gate.claim.fail_to_pass import BaseCodeComparison
 from gate.claim.github_facts import TestSetComparison
 from gate.claim.junit_facts import JUnitFile, JUnitRun
 from gate.claim.junit_options import JUnitOptions
@@ -50,6 +51,7 @@ from gate.claim.policy import Policy
 from gate.claim.policy_parse import test_names
 from gate.claim.timefmt import format_rfc3339
 from gate.claim.wording import plural
+from gate.evidence.base_code_run import compare_base_code
 from gate.evidence.commit_binding import UNBOUND_COMMIT
 from gate.evidence.interface import Collected
 from gate.evidence.junit_reader import (
@@ -301,10 +303,12 @@ class JUnitFiles:
     head_sha: str | None = None
     max_bytes: int = DEFAULT_MAX_JUNIT_BYTES
     base: tuple[str, ...] = ()
+    #: `--base-code-junit`: the head's tests run over the base's code (fail-to-pass).
+    base_code: tuple[str, ...] = ()
 
     def collect(self, loaded: LoadedClaim, policy: Policy) -> Collected:
         named = required_tests(policy, loaded.claim, loaded.source)
-        kept = MAX_COMPARED_TESTS if self.base else None
+        kept = MAX_COMPARED_TESTS if self.base or self.base_code else None
         run = read_run(self.patterns, named, self.max_bytes, policy.junit, kept)
         inputs = tuple((f"JUnit {f.path}", f.sha256) for f in run.files)
         test_sets: tuple[TestSetComparison, ...] = ()
@@ -315,7 +319,23 @@ class JUnitFiles:
                 base_label=f"the base report {', '.join(self.base)}",
             )
             test_sets, inputs = (comparison,), inputs + comparison.inputs
+        base_code = self._over_base_code(run, policy, kept)
+        if base_code is not None:
+            inputs += base_code[1]
         return Collected(
             items=(run_evidence(run, self.head_sha, require_binding=True),), junit=(run,),
             failing=run.failing, inputs=inputs, test_sets=test_sets,
+            base_code=base_code[0] if base_code is not None else None,
         )
+
+    def _over_base_code(
+        self, run: JUnitRun, policy: Policy, kept: int | None
+    ) -> tuple[BaseCodeComparison, tuple[tuple[str, str], ...]] | None:
+        """The head's run against `--base-code-junit`, and the files read for the record."""
+        if not self.base_code:
+            return None
+        over = read_run(self.base_code, (), self.max_bytes, policy.junit, kept,
+                        "--base-code-junit")
+        source = f"the run over the base's code ({', '.join(self.base_code)})"
+        read = tuple((f"base-code JUnit {f.path}", f.sha256) for f in over.files)
+        return compare_base_code(over.files, run.files, source), read

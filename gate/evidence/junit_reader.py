@@ -48,6 +48,7 @@ from typing import IO, Any, cast
 from lxml import etree
 
 from gate.claim.errors import InvalidInput
+from gate.claim.fail_to_pass import BASE_CODE_PROPERTY
 from gate.claim.junit_facts import (
     FailingTest,
     JUnitFile,
@@ -361,6 +362,7 @@ class _Counter:
         self.time_problems: list[str] = []
         self.commits: dict[tuple[str, str], None] = {}
         self.tree_clean: str | None = None
+        self.base_code: dict[str, None] = {}  # claim-gate.base_code values (a set, in order)
         self.coded = 0  # quiet attempts stored with a skipped/flaky flag
         #: <testcase> elements judged by `case` (the inline ones are counted by the loop),
         #: and failing elements (including suite-level ones), for the attribute check.
@@ -580,6 +582,8 @@ class _Counter:
                 self.started.append(parsed.at)  # a naive value is ignored, never read as UTC
         elif name in COMMIT_PROPERTIES and value:
             self.commits[(name, value)] = None
+        elif name == BASE_CODE_PROPERTY:
+            self.base_code[value] = None
         elif name == TREE_CLEAN_PROPERTY and (
             self.tree_clean is None or value.lower() not in CLEAN
         ):
@@ -780,6 +784,7 @@ def read_junit_file(
         time=counter.time_source(mtime),
         commits=tuple(counter.commits),
         tree_clean=counter.tree_clean,
+        base_code=tuple(counter.base_code),
         identities=counter.identities,
         identities_complete=counter.identities_complete,
         mismatches=tuple(counter.mismatches),

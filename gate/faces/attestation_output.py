@@ -15,6 +15,7 @@ from datetime import datetime
 from pathlib import Path
 
 from gate.claim.errors import CouldNotDecide, UsageError
+from gate.engine.fail_to_pass import earned_levels
 from gate.faces.dsse import PrivateKey, load_private_key, sign_envelope
 from gate.pipeline import NoClaimResult, VerifyOptions, VerifyResult, choose_policy
 from gate.report.attestation import (
@@ -81,6 +82,7 @@ def attestation_text(
         policy_sha256=policy.digest,
         claims=claims,
         inputs=inputs,
+        extra_levels=earned_levels([result.verdict] if isinstance(result, VerifyResult) else []),
     )
     statement = json.dumps(verification_statement(given), indent=2, ensure_ascii=False) + "\n"
     if key is None:

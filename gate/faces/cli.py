@@ -26,6 +26,7 @@ from gate.faces.attestation_output import (
     check_attestation_arguments,
     write_attestation,
 )
+from gate.faces.base_code_command import add_base_code_arguments, run_base_code_command
 from gate.faces.claim_command import add_claim_arguments, run_claim_command
 from gate.faces.probe_command import add_probe_arguments, probe_context, run_probe_command
 from gate.faces.scan import add_scan_arguments, run_scan
@@ -80,6 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_claim_arguments(commands)
     add_scan_arguments(commands)
     add_attestation_arguments(commands)
+    add_base_code_arguments(commands)
     commands.add_parser(
         "schema", help="print the JSON Schema of completion claim v0.1",
         description="Print the JSON Schema (draft 2020-12) of completion claim v0.1.",
@@ -266,6 +268,8 @@ def main(
             return run_claim_command(args, out, clock)
         if args.command == "attestation":
             return run_attestation_command(args, out, err, clock)
+        if args.command == "base-code":
+            return run_base_code_command(args, out)
         if args.command == "schema":
             out.write(schema_text())
             return int(ExitCode.VERIFIED)

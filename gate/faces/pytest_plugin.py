@@ -114,6 +114,23 @@ class _Recorder:
             self._config.rootpath, self._ignored(), os.environ, import_roots=roots
         )
         self._add_junit_properties(junit_properties(self._tree, self._started))
+        self._add_base_code_property()
+
+    def _add_base_code_property(self) -> None:
+        """After `claim-gate base-code`: whether the tree is exactly its plan on this head."""
+        from gate.claim.fail_to_pass import BASE_CODE_PROPERTY
+        from gate.evidence.base_code_tree import base_code_binding
+        from gate.evidence.git_diff import GitDiffError, toplevel
+
+        if self._tree.commit is None or self._tree.source != "git":
+            return
+        try:
+            top = toplevel(self._config.rootpath)
+        except GitDiffError:
+            return
+        value = base_code_binding(top, self._tree.commit, self._tree.dirty_paths)
+        if value is not None:
+            self._add_junit_properties(((BASE_CODE_PROPERTY, value),))
 
     def _add_junit_properties(self, properties: tuple[tuple[str, str], ...]) -> None:
         try:

@@ -29,6 +29,12 @@ def add_git_arguments(verify: argparse.ArgumentParser) -> None:
         " or skipped in --junit are removed_tests",
     )
     verify.add_argument(
+        "--base-code-junit", action="append", default=[], metavar="PATH_OR_GLOB",
+        help="JUnit XML of the head's tests run over the base's code (after `claim-gate"
+        " base-code`, repeatable): tests that fail there and pass in --junit are fail-to-pass"
+        " (policy fail_to_pass: off | report | require)",
+    )
+    verify.add_argument(
         "--require-claim", action="store_true",
         help="this change needs a claim: a missing claim file is unverified (exit 1,"
         " no_claim) instead of invalid input (exit 3)",
@@ -41,5 +47,6 @@ def git_options(args: argparse.Namespace) -> dict[str, Any]:
         "repo": args.repo,
         "diff_base": args.diff_base,
         "base_junit": tuple(args.base_junit),
+        "base_code_junit": tuple(args.base_code_junit),
         "require_claim": args.require_claim,
     }

@@ -27,6 +27,7 @@ from typing import Any
 from gate import GATE_ID, __version__
 from gate.claim.model import JSON, VerdictState
 from gate.claim.timefmt import format_rfc3339
+from gate.engine.fail_to_pass import FAIL_TO_PASS_LEVEL as FAIL_TO_PASS_LEVEL
 
 STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
 VSA_PREDICATE_TYPE = "https://slsa.dev/verification_summary/v1"
@@ -36,7 +37,6 @@ FAILED = "FAILED"
 COMPLETED_CLAIMS_KEY = "x-claim-gate-completed-claims"
 #: The custom verified levels (a deploy gate asks for one with `--verified-level`).
 VERIFIED_LEVEL = "CLAIM_GATE_VERIFIED"
-FAIL_TO_PASS_LEVEL = "CLAIM_GATE_FAIL_TO_PASS"  # noqa: S105 (a level name, not a secret)
 #: What `verifiedLevels` says of a statement that did not pass.
 FAILED_LEVELS = ("FAILED",)
 

@@ -99,6 +99,11 @@ def markdown_blocks(
     else:
         blocks.append(Block(("No evidence at all.",)))
     blocks.append(Block(("",)))
+    if verdict.notes:
+        blocks.append(Block(("### Rules", "")))
+        blocks.append(Block(tuple(f"- {prose(note)}" for note in verdict.notes),
+                            what="rule notes"))
+        blocks.append(Block(("",)))
     if notes:
         blocks.append(Block(("### Seen but not counted", "")))
         blocks.append(Block(tuple(f"- {prose(note)}" for note in notes), what="notes"))

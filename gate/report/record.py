@@ -56,6 +56,8 @@ def verdict_json(verdict: Verdict) -> dict[str, JSON]:
         "decided_at": format_rfc3339(verdict.decided_at),
         "x-decided-by": verdict.decided_by,
         "x-policy": {"id": verdict.policy.id, "sha256": verdict.policy.digest},
+        **({"x-notes": list(verdict.notes)} if verdict.notes else {}),
+        **({"x-fail-to-pass": list(verdict.fail_to_pass)} if verdict.fail_to_pass else {}),
     }
 
 

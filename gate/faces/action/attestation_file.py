@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gate.engine.fail_to_pass import earned_levels
 from gate.engine.results import Verdict
 from gate.faces.action.runner_files import STEP_FOLDER, write_step_file
 from gate.report.attestation import (
@@ -84,6 +85,7 @@ def action_statement(
         ),
         inputs=_inputs([r for r in records if r is not None]),
         complete=complete,
+        extra_levels=earned_levels(verdicts),
     )
     return verification_statement(given)
 
