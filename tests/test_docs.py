@@ -134,8 +134,8 @@ def test_every_command_is_real(name: str, language: str, command: str) -> None:
         assert (ROOT / (module.replace(".", "/") + ".py")).exists(), f"{name}: {module}"
     else:
         # git: the agent snippets' commit steps, run for real by tests/test_agent_snippets.py
-        # echo: prints what the previous command left (an exit status)
-        assert words[0] in {".", "pip", "export", "python", "python3", "git", "echo"}, (
+        # echo: prints what the previous command left (an exit status); cd: into a clone
+        assert words[0] in {".", "pip", "export", "python", "python3", "git", "echo", "cd"}, (
             f"{name}: a command this test does not know how to check: {command}")
 
 
@@ -269,6 +269,60 @@ def test_every_relative_link_resolves(name: str, path: str, target: str) -> None
     if anchor and destination.suffix == ".md":
         headings = re.findall(r"^#+ (.+)$", destination.read_text("utf-8"), re.M)
         assert anchor in {_anchor(h) for h in headings}, f"{name}: no heading for #{anchor}"
+
+
+def test_every_picture_in_docs_is_shown_or_linked_by_a_page() -> None:
+    """A picture no page links to is stale weight (docs/timeline.svg once was)."""
+    linked = {(Path(path).parent / target.split("#")[0]).resolve() for _, path, target in LINKS}
+    pictures = [p for p in (ROOT / "docs").rglob("*") if p.suffix in (".png", ".svg")]
+    assert pictures
+    unlinked = [str(p.relative_to(ROOT)) for p in pictures if p.resolve() not in linked]
+    assert unlinked == []
+
+
+#: A file of this repository named in a page's code span (globs and placeholders aside).
+NAMED_FILE = re.compile(r"`((?:gate|tests|bench|examples|docs)/[\w./-]+\.\w+)`")
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=[str(d.relative_to(ROOT)) for d in DOCS])
+def test_every_file_a_page_names_exists(doc: Path) -> None:
+    """A module named after it moved (`gate/github/claims.py` in docs/agents.md) sends the
+    reader nowhere; so does a README section quoted by a title it no longer has."""
+    text = doc.read_text("utf-8")
+    missing = [name for name in NAMED_FILE.findall(text) if not (ROOT / name).exists()]
+    assert missing == [], f"{doc.name} names files that do not exist: {missing}"
+    headings = {h.strip() for h in re.findall(r"^#+ (.+)$", README.read_text("utf-8"), re.M)}
+    quoted = re.findall(r'"([^"]+)" (?:in|of) the README', text)
+    assert [q for q in quoted if q not in headings] == [], f"{doc.name}: {quoted}"
+
+
+#: Pages may say "once published"; a command that installs an unpublished package may not.
+UNPUBLISHED = re.compile(r"pip install (?:-U )?claim-gate(?:==[\w.]+)?(?![\w\" @-])")
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=[str(d.relative_to(ROOT)) for d in DOCS])
+def test_no_block_installs_a_package_that_is_not_published(doc: Path) -> None:
+    """claim-gate is not on the package index yet: every block installs it from a copy of
+    this repository (README "Install the command"), and the other-CI recipes take the spec as
+    one variable, so moving to a release is one setting."""
+    shown = [body for _, _, body in FENCE.findall(doc.read_text("utf-8"))]
+    found = [line.strip() for body in shown for line in body.splitlines()
+             if UNPUBLISHED.search(line) or "claim-gate==" in line]
+    assert found == [], f"{doc.name}: {found}"
+
+
+def test_every_other_ci_recipe_installs_the_one_install_variable() -> None:
+    doc = (ROOT / "docs" / "other-ci.md").read_text("utf-8").split("\n## ", 2)[1]
+    installs = [line for _, _, body in FENCE.findall(doc) for line in body.splitlines()
+                if "pip install" in line]
+    assert installs, "no install line in the recipes"
+    assert all(re.search(r"\"\$\$?CLAIM_GATE_INSTALL\"", line) for line in installs), installs
+
+
+def test_the_unpublished_install_check_can_fail() -> None:
+    assert UNPUBLISHED.search("python -m pip install claim-gate==0.1.0")
+    assert UNPUBLISHED.search("pip install claim-gate")
+    assert not UNPUBLISHED.search('pip install "claim-gate @ git+https://github.com/O/claim-gate@v0"')
 
 
 def test_the_policy_reference_lists_every_key_the_gate_accepts() -> None:
