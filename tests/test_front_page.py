@@ -127,6 +127,36 @@ def test_every_readme_workflow_gates_a_copilot_pr(index: int) -> None:
     assert _rule(inputs).gated_because(_copilot_pr("fix/parser"), lambda: None) is not None
 
 
+def _agents_only_workflows() -> list[tuple[str, dict[str, str]]]:
+    """Every documented or example workflow whose gate asks claims of agents only."""
+    texts = [(f"{doc.name} block {i}", block) for doc in sorted((ROOT / "docs").glob("*.md"))
+             for i, block in enumerate(re.findall(r"```yaml\n(.*?)```", doc.read_text("utf-8"),
+                                                  re.S))]
+    texts += [(p.name, p.read_text("utf-8"))
+              for p in sorted((ROOT / "examples" / "workflows").glob("*.yml"))]
+    found = []
+    for name, text in texts:
+        workflow = yaml.safe_load(text)
+        if not (isinstance(workflow, dict) and "jobs" in workflow):
+            continue
+        steps = [s for job in workflow["jobs"].values() if isinstance(job, dict)
+                 for s in job.get("steps", []) if isinstance(s, dict)]
+        found += [(name, s["with"]) for s in steps if "claim-gate" in str(s.get("uses", ""))
+                  and s.get("with", {}).get("require-claim") == "agents"]
+    return found
+
+
+AGENTS_ONLY = _agents_only_workflows()
+
+
+@pytest.mark.parametrize(("name", "inputs"), AGENTS_ONLY, ids=[n for n, _ in AGENTS_ONLY])
+def test_every_documented_agents_only_workflow_gates_a_copilot_pr(
+    name: str, inputs: dict[str, str]
+) -> None:
+    """No page teaches a login glob that the REST API's `Copilot` author never matches."""
+    assert _rule(inputs).gated_because(_copilot_pr("fix/parser"), lambda: None) is not None, name
+
+
 def test_the_old_login_glob_missed_copilot() -> None:
     """The check above can fail: the README's old inputs let Copilot's PR through."""
     old = {"require-claim": "agents", "agent-branches": "copilot/*, codex/*",
