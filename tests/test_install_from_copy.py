@@ -20,6 +20,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+from importlib.metadata import version
 from pathlib import Path
 
 import pytest
@@ -101,6 +102,10 @@ def _readme_lines(block: str, copy: Path) -> list[list[str]]:
 
 def _run_block(block: str, tmp_path: Path) -> Path:
     """Run one README block; returns the fresh environment's python it installed into."""
+    installed = version("setuptools")
+    assert tuple(int(part) for part in installed.split(".")[:2]) >= (70, 1), (
+        f"setuptools {installed} cannot build a wheel without the `wheel` package; the test"
+        " extras pin a newer one: pip install -e '.[test]'")
     copy = _copy(tmp_path)
     python = _fresh_environment(tmp_path / "venv", _installed_dependencies(tmp_path))
     cwd = tmp_path
