@@ -11,13 +11,15 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
 
 from gate.evidence.github.api import RetryPolicy
 from gate.faces.action.main import main
 from tests.github_standin import ArtifactSpec, zip_bytes
 from tests.github_standin.events import pull_request_event, workflow_run_event
 from tests.github_standin.hub import Hub
-from tests.github_standin.model import CheckRun, Commit, Pull, Repo, WorkflowRun
+from tests.github_standin.model import App, CheckRun, Commit, Pull, Repo, WorkflowRun
 from tests.github_standin.plugin import GITHUB_TOKEN
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -217,3 +219,16 @@ def act(s: Scenario, tmp_path: Path, *, event: str = "pull_request",
     inputs.setdefault("artifact_name", "junit-*")
     result = run_action(runner_env(s.hub, files, event, REPO, **inputs))
     return result, files
+
+
+def gate_app(hub: Hub, s: Scenario) -> tuple[App, dict[str, str]]:
+    """The recommended set-up's own GitHub App, installed on the scenario's repository, and
+    the action inputs that sign in as it (no workflow token)."""
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    private = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                serialization.NoEncryption()).decode()
+    public = key.public_key().public_bytes(serialization.Encoding.PEM,
+                                           serialization.PublicFormat.SubjectPublicKeyInfo)
+    app = hub.add_app("claim-gate-app", public_key_pem=public)
+    hub.add_installation(app, s.repo.owner)
+    return app, {"app_id": str(app.id), "app_private_key": private, "github_token": ""}

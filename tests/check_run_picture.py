@@ -4,7 +4,8 @@ Run from the repository root:  python3 -m tests.check_run_picture [--out docs/sc
 
 It starts the GitHub stand-in, lets an agent's PR make an honest but incomplete claim (it
 edited the parser and deployed the fix; CI's tests passed, nothing observed the deploy), runs
-the action on the `workflow_run` event of the recommended set-up, takes the check run GitHub
+the action as the README's recommended set-up does (its `workflow_run` event, the gate's own
+GitHub App, `require-claim: agents` with `agent-presets`), takes the check run GitHub
 received (title, summary, annotations), renders the summary as GitHub does (GitHub-flavoured
 Markdown with raw HTML passed through, then GitHub's allowlist of tags) inside GitHub-like CSS,
 and screenshots the page in headless Chromium (Debian's `chromium`). tests/test_check_run_picture.py
@@ -29,7 +30,7 @@ import cmarkgfm
 import nh3
 from cmarkgfm.cmark import Options
 
-from tests.action_support import T0, act, claim_json, edit, junit_xml, scenario
+from tests.action_support import T0, act, claim_json, edit, gate_app, junit_xml, scenario
 from tests.github_standin.hub import Hub
 from tests.github_standin.openapi import ApiDescription
 from tests.github_standin.plugin import GITHUB_TOKEN
@@ -77,7 +78,8 @@ def make_check_run(hub: Hub, workdir: Path, outcome: str = HONEST_OUTCOME) -> Ch
     s = scenario(hub, claim_json(mutations, claimed_outcome=outcome),
                  files={"tests/test_parser.py": "def test_parse():\n    pass\n"})
     s.add_run(junit_xml(passed=48))
-    act(s, workdir, event="workflow_run")
+    _, app = gate_app(hub, s)
+    act(s, workdir, event="workflow_run", require_claim="agents", agent_presets="copilot", **app)
     check = s.check()
     return CheckRunView(
         name=check.name, conclusion=check.conclusion or "", title=check.title or "",

@@ -15,8 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import rsa
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -34,24 +32,25 @@ from gate.pipeline import VerifyOptions, VerifyResult, run_verify
 from gate.report.check_run import Mode, build_check_run, conclusion_for
 from gate.report.history import HEADING, history_json, history_lines
 from gate.report.record import completed_record
-from tests.action_support import T0, Scenario, act, claim_json, edit, junit_xml, scenario
+from tests.action_support import (
+    T0,
+    Scenario,
+    act,
+    claim_json,
+    edit,
+    gate_app,
+    junit_xml,
+    scenario,
+)
 from tests.github_standin.hub import Hub
-from tests.github_standin.model import App, CheckRun
+from tests.github_standin.model import CheckRun
 from tests.github_standin.server import Fault
 
 NAME = "completion-claim"
 CHECK_RUNS = "GET /repos/{owner}/{repo}/commits/{ref}/check-runs"
 
 
-def _app(hub: Hub, s: Scenario) -> tuple[App, dict[str, str]]:
-    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    private = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                serialization.NoEncryption()).decode()
-    public = key.public_key().public_bytes(serialization.Encoding.PEM,
-                                           serialization.PublicFormat.SubjectPublicKeyInfo)
-    app = hub.add_app("claim-gate-app", public_key_pem=public)
-    hub.add_installation(app, s.repo.owner)
-    return app, {"app_id": str(app.id), "app_private_key": private, "github_token": ""}
+_app = gate_app
 
 
 def _push(s: Scenario, minutes: int, content: str) -> None:

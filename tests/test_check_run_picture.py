@@ -3,6 +3,7 @@ run against the stand-in shows the verdict and the unmet items, and no markup fr
 
 from __future__ import annotations
 
+import html
 import re
 import struct
 from pathlib import Path
@@ -36,12 +37,30 @@ def test_the_page_shows_the_verdict_and_the_unmet_items(hostile_check: CheckRunV
     page = render_page(hostile_check)
     assert "Action required" in page
     assert "Completion claim: ⚠️ unverified</h2>" in page
-    assert "<h3>Unmet (1)</h3>" in page
-    unmet = page.split("<h3>Unmet (1)</h3>", 1)[1].split("</ul>", 1)[0]
-    assert "<code>no_evidence</code>: mutation m3 (deploy production): no evidence covers it" in (
-        unmet)
+    reason = page.split("<strong>Reason:</strong>", 1)[1].split("</p>", 1)[0]
+    assert "unverified: <code>no_evidence</code>: mutation m3 (deploy production): no evidence" \
+        " covers it" in reason
     assert "<code>.claim.json#L22</code>" in page  # the annotation on the mutation's line
     assert "covered by #0 test_run" in page  # the parts that are backed are shown as such
+
+
+def test_the_page_says_the_reason_once_in_each_place(hostile_check: CheckRunView) -> None:
+    """Title, summary and the claim line's annotation; not a fourth time as a one-item list."""
+    text = html.unescape(re.sub(r"<[^>]+>", "", render_page(hostile_check)))
+    assert text.count("no evidence covers it") == 3, text
+    assert "Unmet (1)" not in text
+
+
+def test_the_page_is_the_recommended_set_up(hostile_check: CheckRunView) -> None:
+    """Posted by the gate's App: the history is read, not the GITHUB_TOKEN note, and no
+    gate-written Markdown is shown as escaped backticks."""
+    page = render_page(hostile_check)
+    history = page.split("History on this PR</h3>", 1)[1].split("</ul>", 1)[0]
+    assert "(this decision)" in history
+    assert "GITHUB_TOKEN" not in page
+    text = re.sub(r"<code>.*?</code>", "", page.split('<article class="markdown-body">', 1)[1],
+                  flags=re.S)
+    assert "`" not in html.unescape(re.sub(r"<[^>]+>", "", text))
 
 
 def test_no_markup_from_the_claim_reaches_the_page(hostile_check: CheckRunView) -> None:

@@ -7,6 +7,8 @@
   `--help`); `python3 -m bench.X` / `tests.X` modules exist.
 - The README's two set-up commands are exactly two, and .ci/run runs the second.
 - Every relative link resolves; the policy reference lists every key the gate accepts.
+- A generated block (a "claim-gate X --help" section) is that help exactly, once; every
+  fence opens and closes a block; no page shows the same block twice.
 """
 
 from __future__ import annotations
@@ -132,8 +134,8 @@ def test_every_command_is_real(name: str, language: str, command: str) -> None:
         assert (ROOT / (module.replace(".", "/") + ".py")).exists(), f"{name}: {module}"
     else:
         # git: the agent snippets' commit steps, run for real by tests/test_agent_snippets.py
-        # echo: prints what the previous command left (an exit status)
-        assert words[0] in {".", "pip", "export", "python", "python3", "git", "echo"}, (
+        # echo: prints what the previous command left (an exit status); cd: into a clone
+        assert words[0] in {".", "pip", "export", "python", "python3", "git", "echo", "cd"}, (
             f"{name}: a command this test does not know how to check: {command}")
 
 
@@ -163,6 +165,84 @@ def test_the_readme_example_verifies() -> None:
     assert "verified" in result.stdout
 
 
+#: A page's section that shows a command's help: the one block in it is that help, exactly.
+HELP_HEADING = re.compile(
+    r"^## `claim-gate ([a-z][a-z ]*) --help`\n(.*?)(?=^## |\Z)", re.M | re.S)
+
+
+def help_sections() -> list[tuple[str, str, str]]:
+    found = []
+    for doc in DOCS:
+        for match in HELP_HEADING.finditer(doc.read_text("utf-8")):
+            found.append((f"{doc.relative_to(ROOT)}: {match[1]}", match[1], match[2]))
+    return found
+
+
+HELP_SECTIONS = help_sections()
+
+
+def test_there_are_generated_help_blocks_to_check() -> None:
+    assert any(name.startswith("docs/scan.md") for name, _, _ in HELP_SECTIONS)
+
+
+@pytest.mark.parametrize(("name", "command", "section"), HELP_SECTIONS,
+                         ids=ids(HELP_SECTIONS))
+def test_a_generated_help_block_is_the_help_exactly(
+    name: str, command: str, section: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Exactly one block, equal to `--help` at 100 columns: a stale copy pasted after the real
+    one (docs/scan.md once held three) or an old line left inside fails, as a substring check
+    would not notice."""
+    monkeypatch.setenv("COLUMNS", "100")
+    shown = FENCE.findall(section)
+    assert len(shown) == 1, f"{name}: {len(shown)} blocks in the help section, not 1"
+    assert shown[0][1] == "text", name
+    real = _help(*command.split())
+    assert shown[0][2] == real, f"{name}: the block is not today's --help"
+    after = section.split(real, 1)[1].splitlines()[1:]
+    pasted = [line for line in after if len(line.strip()) > 20 and line.strip() in real]
+    assert not pasted, f"{name}: help text after the block: {pasted[:2]}"
+
+
+def broken_fences(text: str) -> list[str]:
+    """Fence lines GitHub would read otherwise than they look: a block never closed, or a line
+    inside one that starts with its fence and goes on (pasted text: GitHub keeps it in the
+    block, this file's reader closes the block there)."""
+    found, opened = [], ""
+    for number, line in enumerate(text.splitlines(), 1):
+        run = re.match(r" {0,3}(`{3,})(.*)$", line)
+        if run is None or (not opened and "`" in run[2]):  # an inline code span, no fence
+            continue
+        if not opened:
+            opened = run[1]
+        elif run[1].startswith(opened) and not run[2].strip():
+            opened = ""
+        elif run[1].startswith(opened):
+            found.append(f"line {number}: {line.strip()[:60]}")
+    return found + (["a block is never closed"] if opened else [])
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=[str(d.relative_to(ROOT)) for d in DOCS])
+def test_every_fence_opens_and_closes_a_block(doc: Path) -> None:
+    broken = broken_fences(doc.read_text("utf-8"))
+    assert broken == [], f"{doc.name}: broken fences: {broken}"
+
+
+def test_a_pasted_help_tail_is_a_broken_fence() -> None:
+    """The check above can fail: the shape docs/scan.md had."""
+    pasted = "```text\nusage: x\n```completion-claim block in the PR body\n  --policy\n```\n"
+    assert broken_fences(pasted) == ["line 3: ```completion-claim block in the PR body"]
+    assert broken_fences("```text\nusage: x\n") == ["a block is never closed"]
+    assert broken_fences("````markdown\n```sh\nls\n```\n````\n") == []
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=[str(d.relative_to(ROOT)) for d in DOCS])
+def test_no_block_is_shown_twice_on_a_page(doc: Path) -> None:
+    bodies = [body for _, _, body in FENCE.findall(doc.read_text("utf-8")) if body.count("\n") > 2]
+    repeated = {body.splitlines()[0] for body in bodies if bodies.count(body) > 1}
+    assert not repeated, f"{doc.name}: blocks shown twice, starting {sorted(repeated)}"
+
+
 def links() -> list[tuple[str, str, str]]:
     found = []
     for doc in DOCS:
@@ -189,6 +269,60 @@ def test_every_relative_link_resolves(name: str, path: str, target: str) -> None
     if anchor and destination.suffix == ".md":
         headings = re.findall(r"^#+ (.+)$", destination.read_text("utf-8"), re.M)
         assert anchor in {_anchor(h) for h in headings}, f"{name}: no heading for #{anchor}"
+
+
+def test_every_picture_in_docs_is_shown_or_linked_by_a_page() -> None:
+    """A picture no page links to is stale weight (docs/timeline.svg once was)."""
+    linked = {(Path(path).parent / target.split("#")[0]).resolve() for _, path, target in LINKS}
+    pictures = [p for p in (ROOT / "docs").rglob("*") if p.suffix in (".png", ".svg")]
+    assert pictures
+    unlinked = [str(p.relative_to(ROOT)) for p in pictures if p.resolve() not in linked]
+    assert unlinked == []
+
+
+#: A file of this repository named in a page's code span (globs and placeholders aside).
+NAMED_FILE = re.compile(r"`((?:gate|tests|bench|examples|docs)/[\w./-]+\.\w+)`")
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=[str(d.relative_to(ROOT)) for d in DOCS])
+def test_every_file_a_page_names_exists(doc: Path) -> None:
+    """A module named after it moved (`gate/github/claims.py` in docs/agents.md) sends the
+    reader nowhere; so does a README section quoted by a title it no longer has."""
+    text = doc.read_text("utf-8")
+    missing = [name for name in NAMED_FILE.findall(text) if not (ROOT / name).exists()]
+    assert missing == [], f"{doc.name} names files that do not exist: {missing}"
+    headings = {h.strip() for h in re.findall(r"^#+ (.+)$", README.read_text("utf-8"), re.M)}
+    quoted = re.findall(r'"([^"]+)" (?:in|of) the README', text)
+    assert [q for q in quoted if q not in headings] == [], f"{doc.name}: {quoted}"
+
+
+#: Pages may say "once published"; a command that installs an unpublished package may not.
+UNPUBLISHED = re.compile(r"pip install (?:-U )?claim-gate(?:==[\w.]+)?(?![\w\" @-])")
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=[str(d.relative_to(ROOT)) for d in DOCS])
+def test_no_block_installs_a_package_that_is_not_published(doc: Path) -> None:
+    """claim-gate is not on the package index yet: every block installs it from a copy of
+    this repository (README "Install the command"), and the other-CI recipes take the spec as
+    one variable, so moving to a release is one setting."""
+    shown = [body for _, _, body in FENCE.findall(doc.read_text("utf-8"))]
+    found = [line.strip() for body in shown for line in body.splitlines()
+             if UNPUBLISHED.search(line) or "claim-gate==" in line]
+    assert found == [], f"{doc.name}: {found}"
+
+
+def test_every_other_ci_recipe_installs_the_one_install_variable() -> None:
+    doc = (ROOT / "docs" / "other-ci.md").read_text("utf-8").split("\n## ", 2)[1]
+    installs = [line for _, _, body in FENCE.findall(doc) for line in body.splitlines()
+                if "pip install" in line]
+    assert installs, "no install line in the recipes"
+    assert all(re.search(r"\"\$\$?CLAIM_GATE_INSTALL\"", line) for line in installs), installs
+
+
+def test_the_unpublished_install_check_can_fail() -> None:
+    assert UNPUBLISHED.search("python -m pip install claim-gate==0.1.0")
+    assert UNPUBLISHED.search("pip install claim-gate")
+    assert not UNPUBLISHED.search('pip install "claim-gate @ git+https://github.com/O/claim-gate@v0"')
 
 
 def test_the_policy_reference_lists_every_key_the_gate_accepts() -> None:

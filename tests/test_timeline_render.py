@@ -6,6 +6,7 @@ installs it). The Mermaid bundle is vendored in tests/data/mermaid (MIT; no netw
 from __future__ import annotations
 
 import html
+import json
 import re
 import struct
 import subprocess
@@ -17,7 +18,17 @@ import pytest
 
 from gate.report.timeline import Kind, Timeline
 from gate.report.timeline_mermaid import event_label, render_mermaid
-from gate.report.timeline_svg import NAME_CHARS, NOTE_CHARS, WIDTH, note_of, plain, render_svg
+from gate.report.timeline_svg import (
+    NAME_CHARS,
+    NOTE_CHARS,
+    NOTE_X,
+    PLOT_X0,
+    STYLE,
+    WIDTH,
+    note_of,
+    plain,
+    render_svg,
+)
 from tests.check_run_picture import CHROMIUM_FLAGS, chromium, screenshot_sized
 from tests.test_timeline import mermaid_block
 from tests.timeline_picture import Example, hostile, many_and_far, stale_and_early
@@ -152,3 +163,48 @@ def test_the_committed_picture_is_the_example() -> None:
     width, height = struct.unpack(">II", data[16:24])
     assert width == WIDTH
     assert height >= 300
+
+
+def test_no_two_marks_look_alike() -> None:
+    """Colour, fill and shape together tell every mark apart (the two "too early" marks were
+    once the same open circle); the words beside them are drawn too."""
+    assert len(set(STYLE.values())) == len(STYLE)
+
+
+def _overflows(browser: str, svg_text: str, tmp_path: Path) -> list[str]:
+    """Each row's name that runs into the note column, each note that runs into the plot,
+    and each legend entry past the picture's edge, as Chromium lays the text out."""
+    svg = svg_text.split("?>", 1)[1]
+    page = tmp_path / "measure.html"
+    page.write_text(f"""<!doctype html><html><head><meta charset="utf-8"><title>pending</title>
+</head><body style="margin:0">{svg}<script>
+const out = [];
+for (const t of document.querySelectorAll("svg text")) {{
+  const x = Number(t.getAttribute("x")), box = t.getBBox(), end = box.x + box.width;
+  const name = x === 14 && t.getAttribute("font-size") === "12";  // a row's name
+  const limit = name ? {NOTE_X} - 6 : x === {NOTE_X} ? {PLOT_X0} - 6 : {WIDTH};
+  if (!t.getAttribute("transform") && end > limit) out.push(t.textContent + " ends at " + end);
+}}
+document.title = JSON.stringify(out);
+</script></body></html>""", "utf-8")
+    dom = dump_dom(browser, page)
+    found = re.search(r"<title>(.*?)</title>", dom, re.S)
+    assert found is not None, dom[-2000:]
+    assert found[1] != "pending", dom[-2000:]
+    return list(json.loads(html.unescape(found[1])))
+
+
+def test_the_examples_text_is_whole_and_inside_its_column(browser: str, tmp_path: Path) -> None:
+    """The committed picture's key text is not cut ("…") and no text runs into the next
+    column: the run's whole name and the engine's whole note are read off the picture."""
+    timeline = stale_and_early().timeline()
+    cut = [label for label in _svg_labels(timeline) if label.endswith("…")]
+    assert cut == []
+    assert _overflows(browser, render_svg(timeline), tmp_path) == []
+
+
+def test_text_running_into_the_next_column_is_caught(browser: str, tmp_path: Path) -> None:
+    """The check above can fail: a name as wide as its cap allows runs past its column."""
+    svg = render_svg(stale_and_early().timeline()).replace("m1 (file_edit src/parser.py)",
+                                                           "W" * NAME_CHARS)
+    assert any(o.startswith("WWW") for o in _overflows(browser, svg, tmp_path))

@@ -49,7 +49,7 @@ def markdown_blocks(
     """`links`: the runs that supplied evidence; `notes`: what was seen but not counted."""
     blocks = [
         Block((f"## Completion claim: {_TITLE[verdict.state]}", "")),
-        Block((f"**Reason:** {prose(verdict.reason, REASON_CHARS)}", "")),
+        _reason(verdict),
         Block((f"**Task** {code(claim.task.id, table=False)}:"
                f" {prose(claim.claimed_outcome, OUTCOME_CHARS)}", "")),
     ]
@@ -79,7 +79,7 @@ def markdown_blocks(
             what="mutations",
         ))
         blocks.append(Block(("",)))
-    if verdict.unmet:
+    if verdict.unmet and not _reason_is_the_one_unmet(verdict):
         blocks.append(Block((f"### Unmet ({len(verdict.unmet)})", "")))
         blocks.append(Block(
             tuple(f"- {code(entry.code, table=False)}: {prose(entry.message)}"
@@ -118,6 +118,22 @@ def markdown_blocks(
         f" {format_rfc3339(verdict.decided_at)}; claim {code(source, table=False)}.",
     )))
     return blocks
+
+
+def _reason_is_the_one_unmet(verdict: Verdict) -> bool:
+    """One unmet item whose message is the reason: a list of it would say it again."""
+    return len(verdict.unmet) == 1 and verdict.reason == (
+        f"{verdict.state}: {verdict.unmet[0].message}")
+
+
+def _reason(verdict: Verdict) -> Block:
+    """The reason first; when it is the one unmet item, with that item's code, and the Unmet
+    list is left out (the reviewer read it once, not four times)."""
+    if _reason_is_the_one_unmet(verdict):
+        entry = verdict.unmet[0]
+        return Block((f"**Reason:** {verdict.state}: {code(entry.code, table=False)}:"
+                      f" {prose(entry.message, REASON_CHARS)}", ""))
+    return Block((f"**Reason:** {prose(verdict.reason, REASON_CHARS)}", ""))
 
 
 def _evidence_rows(verdict: Verdict) -> list[str]:

@@ -21,25 +21,29 @@ from gate.report.junit_xml import xml_safe
 from gate.report.timeline import Event, Kind, Lane, Mark, Timeline
 from gate.report.timeline_axis import Axis, build_axis, ticks
 
-WIDTH = 1200
-NOTE_X = 392
-PLOT_X0, PLOT_X1 = 700.0, 1180.0
+WIDTH = 1400
+#: Columns wide enough for a workflow run's whole name and the engine's longest usual note
+#: (tests/test_timeline_render.py measures the drawn text against them).
+NOTE_X = 512
+PLOT_X0, PLOT_X1 = 880.0, 1380.0
 TOP = 92
 ROW = 20
-NAME_CHARS = 52
-NOTE_CHARS = 48
+NAME_CHARS = 72
+NOTE_CHARS = 56
 
 _SVG_NS = "http://www.w3.org/2000/svg"
 _ONE_LINE = re.compile(r"[\r\n\t\v\f\x1c-\x1e\x85\u2028\u2029]+")
 #: Control characters and the bidirectional overrides that could reorder what a row says.
 _HIDDEN = re.compile(r"[\x00-\x08\x0e-\x1b\x7f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
-#: (colour, filled, shape) per mark; the words are drawn too, colour is never alone.
-_STYLE = {
+#: (colour, filled, shape) per mark, no two alike; the words are drawn too, colour is never
+#: alone. "Too early" is the shape of what it came before: a mutation's diamond, the push's
+#: triangle, drawn open.
+STYLE = {
     Mark.COUNTS: ("#1a7f37", True, "circle"),
     Mark.CONTRADICTS: ("#d1242f", True, "cross"),
-    Mark.BEFORE_MUTATION: ("#bc4c00", False, "circle"),
-    Mark.BEFORE_PUSH: ("#bc4c00", False, "circle"),
+    Mark.BEFORE_MUTATION: ("#bc4c00", False, "diamond"),
+    Mark.BEFORE_PUSH: ("#bc4c00", False, "triangle"),
     Mark.STALE: ("#9a6700", True, "square"),
     Mark.SELF_ATTESTED: ("#6e7781", False, "square"),
     Mark.NOT_COUNTED: ("#6e7781", False, "circle"),
@@ -77,13 +81,17 @@ def _marker(parent: ET.Element, event: Event, x: float, y: float) -> None:
 
 
 def _evidence_marker(parent: ET.Element, mark: Mark, x: float, y: float) -> None:
-    colour, filled, shape = _STYLE[mark]
+    colour, filled, shape = STYLE[mark]
     paint: dict[str, str | float] = {"fill": colour if filled else "#ffffff", "stroke": colour,
                                      "stroke_width": 2}
     if shape == "circle":
         _el(parent, "circle", cx=f"{x:.1f}", cy=y, r=5, **paint)
     elif shape == "square":
         _el(parent, "rect", x=f"{x - 5:.1f}", y=y - 5, width=10, height=10, **paint)
+    elif shape == "diamond":
+        _el(parent, "path", d=f"M{x:.1f} {y - 6} l6 6 l-6 6 l-6 -6 z", **paint)
+    elif shape == "triangle":
+        _el(parent, "path", d=f"M{x:.1f} {y - 6} l6 11 h-12 z", **paint)
     else:
         _el(parent, "path", d=f"M{x - 5:.1f} {y - 5} l10 10 m0 -10 l-10 10",
             stroke=colour, stroke_width=3)
@@ -99,7 +107,7 @@ def _row(parent: ET.Element, event: Event, axis: Axis, y: float) -> None:
     _el(parent, "text", plain(event.name, NAME_CHARS), x=14, y=y + 4, font_size=12,
         fill="#1f2328")
     _marker(parent, event, axis.x(event.at), y)
-    colour = _STYLE[event.mark][0] if event.mark else "#59636e"
+    colour = STYLE[event.mark][0] if event.mark else "#59636e"
     _el(parent, "text", plain(note_of(event), NOTE_CHARS), x=NOTE_X, y=y + 4, font_size=11,
         fill=colour)
 
@@ -136,7 +144,7 @@ def _legend(parent: ET.Element, y: float) -> float:
         _marker(parent, Event(Lane.DECISION, kind, _NEVER, ""), x + 5, y)
         _el(parent, "text", words, x=f"{x + 14:.1f}", y=y + 4, font_size=11, fill="#59636e")
         x += 24 + 6.2 * len(words)
-    for mark, (colour, _filled, _shape) in _STYLE.items():
+    for mark, (colour, _filled, _shape) in STYLE.items():
         words = str(mark)
         width = 24 + 6.2 * len(words)
         if x + width > WIDTH - 10:

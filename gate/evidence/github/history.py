@@ -55,7 +55,8 @@ def read_history(
         return PriorHistory(HistoryStatus.NOT_READ, note=(
             "the gate posts with GITHUB_TOKEN as GitHub Actions, the app every workflow posts"
             " as (a PR's own workflow too), so an earlier check of this name cannot be told"
-            " from a fake; give the action its own GitHub App (`app-id`) to see the history"))
+            " from a fake; give the action its own GitHub App (the app-id input) to see the"
+            " history"))
     source = (f"check runs named {check_name!r} posted by GitHub App {app_id} for"
               f" PR #{pull.number}")
     skipped: list[str] = []

@@ -19,7 +19,12 @@ _NEEDS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"/repos/[^/]+/[^/]+/(pulls(/|$)|commits/[^/]+/pulls$)"),
      "pull-requests: read"),
     (re.compile(r"/repos/[^/]+/[^/]+/(contents|commits|activity)(/|$)"), "contents: read"),
+    # the issue behind a PR says which App opened it (`agent-presets`, `require-claim: agents`)
+    (re.compile(r"/repos/[^/]+/[^/]+/issues/\d+$"), "issues: read"),
 )
+
+#: What the gate writes: the check run (and its annotations, by PATCH).
+WRITES = ("checks: write",)
 
 
 def permission_for(path: str) -> str | None:
