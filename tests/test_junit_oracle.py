@@ -19,6 +19,7 @@ from lxml import etree
 from gate.claim.junit_facts import Outcome, Totals
 from gate.claim.junit_options import JUnitOptions, Reruns
 from gate.evidence.junit_reader import read_junit_file
+from tests.junit_tools import ToolReport
 from tests.test_junit_corpus import NOT_JUNIT, PRESENT, ROWS
 
 _SEVERITY = {"error": 3, "failure": 2, "skipped": 1}
@@ -131,6 +132,19 @@ def test_the_reader_agrees_with_the_oracle_on_the_corpus(repeated: bool) -> None
         assert {test.identity for test in read.failing} == failing, path
         checked += 1
     assert checked == 61 + 54  # junit-corpus, junit-corpus-2
+
+
+@_MODES
+def test_the_reader_agrees_with_the_oracle_on_what_the_tools_write(
+    repeated: bool, xunit1_report: ToolReport, xunit2_report: ToolReport,
+    reruns_report: ToolReport, xmlrunner: ToolReport,
+) -> None:
+    """Without the corpora too: pytest (both families, with reruns) and xmlrunner's files."""
+    for report in (xunit1_report, xunit2_report, reruns_report, xmlrunner):
+        read = read_junit_file(report.path, options=_options(repeated))
+        totals, failing = oracle(report.path, repeated)
+        assert read.totals == totals, report.tool
+        assert {test.identity for test in read.failing} == failing, report.tool
 
 
 def _named_identities(path: Path) -> set[str]:
