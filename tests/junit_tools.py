@@ -28,6 +28,7 @@ import pytest
 NODE_PROJECT = Path(__file__).resolve().parent / "node-junit"
 #: npm gives up quickly where the registry cannot be reached, and the whole install is bounded.
 NPM_CI = ["npm", "ci", "--no-audit", "--no-fund", "--ignore-scripts", "--fetch-retries=1",
+          "--fetch-retry-mintimeout=2000", "--fetch-retry-maxtimeout=5000",
           "--fetch-timeout=20000"]
 NPM_TIMEOUT_S = 420
 TOOL_TIMEOUT_S = 180

@@ -9,10 +9,15 @@ writes each earlier attempt as an empty case.
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
+import pytest
+
 from gate.claim.junit_facts import Totals
 from gate.claim.junit_options import JUnitOptions, Reruns
 from gate.evidence.junit_reader import read_junit_file
-from tests.junit_tools import ToolReport
+from tests.junit_tools import ToolReport, install_node_tools
 
 REPEATED = JUnitOptions(Reruns.REPEATED_CASES)
 
@@ -131,3 +136,19 @@ def test_node_test_reporter_junit(node_junit: ToolReport) -> None:
         skipped=said["skipped"] + said["todo"], unique=said["tests"])
     assert [t.identity for t in read.failing] == ["test::reads dates"]
     assert not any(m.hides_failures for m in read.mismatches)
+
+
+def test_without_a_registry_the_node_tools_say_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Offline (no registry answers, nothing cached): a reason to skip, not a failure."""
+    if shutil.which("npm") is None:
+        assert "npm is not on PATH" in str(install_node_tools())
+        return
+    monkeypatch.setenv("CLAIM_GATE_NODE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("npm_config_cache", str(tmp_path / "npm-cache"))
+    monkeypatch.setenv("npm_config_registry", "http://127.0.0.1:9/")  # nothing listens
+    found = install_node_tools()
+    assert isinstance(found, str)
+    assert found.startswith("npm ci failed (exit ")
+    assert not list((tmp_path / "cache").glob("*/installed"))  # tried again next time
