@@ -59,12 +59,6 @@ NOTED: dict[str, tuple[dict[str, int], str]] = {
     ),
 }
 
-#: Issue 24 item 13 (another helper's change) makes a suite-level <error> no test of its own.
-#: Until it lands the reader counts it as one more failing test (suite_errors); the source
-#: counts only the cases, so the comparison leaves those out.
-SUITE_ERRORS_PENDING = {"launchableinc__cli/prove__report.xml"}
-
-
 def _params() -> list[object]:
     if not ROWS:
         return [pytest.param(None, id="no-corpus", marks=pytest.mark.skip(
@@ -87,20 +81,34 @@ def _refused(row: Row) -> None:
         assert re.match(rf"^{re.escape(str(row.path))}:\d+:\d+: ", message), message
 
 
-def _ours(read: JUnitFile, row: Row) -> dict[str, int]:
+def _case_runs(read: JUnitFile) -> int:
+    """The `<testcase>` runs: whether a suite's own `<error>` is one of `tests` is issue 24's
+    to settle (item 13), so both readings are taken, and nothing else."""
     totals = read.totals
-    pending = totals.suite_errors if row.key in SUITE_ERRORS_PENDING else 0
+    counted = totals.passed + totals.failures + totals.errors + totals.skipped
+    assert counted in (totals.tests, totals.tests + totals.suite_errors)
+    return totals.tests - totals.suite_errors if counted == totals.tests else totals.tests
+
+
+def _ours(read: JUnitFile, row: Row) -> dict[str, int]:
+    """Our figures in the source's convention for a suite's own failure or error: Jenkins
+    makes a case of it ("synthesized" in its notes); the others (Launchable's payload has one
+    event per testcase) count the cases alone, where the gate adds a failing entry
+    (docs/junit.md rule 2)."""
+    totals = read.totals
+    as_case = "synthesized" in row.notes
+    outside = 0 if as_case else totals.suite_errors
     return {
-        "tests": totals.tests - pending, "passed": totals.passed, "failures": totals.failures,
-        "errors": totals.errors - pending, "skipped": totals.skipped, "flaky": totals.flaky,
-        "unique": totals.unique, "fe": totals.failures + totals.errors - pending,
+        "tests": _case_runs(read) + (totals.suite_errors if as_case else 0),
+        "passed": totals.passed, "failures": totals.failures,
+        "errors": totals.errors - outside, "skipped": totals.skipped, "flaky": totals.flaky,
+        "unique": totals.unique, "fe": totals.failures + totals.errors - outside,
     }
 
 
 def _check_invariants(read: JUnitFile) -> None:
     totals = read.totals
     assert totals.unique <= totals.tests
-    assert totals.tests == totals.passed + totals.failures + totals.errors + totals.skipped
     assert len(read.failing) == totals.failures + totals.errors
     assert totals.flaky <= totals.passed
 
