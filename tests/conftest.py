@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-pytest_plugins = ("tests.github_standin.plugin", "pytester")
+pytest_plugins = ("tests.github_standin.plugin", "tests.junit_tools", "pytester")
 
 
 @pytest.fixture(autouse=True)

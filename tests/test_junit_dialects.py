@@ -1,7 +1,8 @@
 """Issue 14: each dialect counted as its framework counts, with `tests`/`unique`/`flaky`.
 
-The files are written here in each tool's shape (element and attribute layout as the tool
-writes it; names made up). Each `<testcase>` is one run; repeated identities are reruns only
+The files are written here by hand in each tool's shape (element and attribute layout as the
+tool writes it; names made up); tests/test_junit_tools.py runs the tools that the registries
+have and reads what they write. Each `<testcase>` is one run; repeated identities are reruns only
 when the report marks them (Surefire's rerun elements) or the policy says so
 (`junit.reruns: repeated-cases`, for gotestsum `--rerun-fails`).
 """
@@ -16,7 +17,7 @@ from gate.evidence.junit_reader import read_junit_file
 from tests.junit_files import write_text
 
 REPEATED = JUnitOptions(Reruns.REPEATED_CASES)
-CORPUS = Path(__file__).parent / "data" / "junit-corpus" / "files"
+_API4 = "github.com/example/example/server/v8/channels/api4"
 
 
 def test_jest_duplicate_titles_are_separate_tests(tmp_path: Path) -> None:
@@ -81,15 +82,36 @@ def test_xctest_repeated_measurements_count_each_run(tmp_path: Path) -> None:
     assert read.mismatches == ()
 
 
-def test_gotestsum_reruns_merge_with_the_switch_only() -> None:
+def _gotestsum_rerun(tmp_path: Path) -> Path:
+    """gotestsum --junitfile with --rerun-fails: the rerun is appended as another case; the
+    root and the suite count tests by name (3) and keep the first attempt's failure."""
+    race = (f'<testcase classname="{_API4}" name="TestWebSocketReconnectRace"')
+    text = (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<testsuites tests="3" failures="1" errors="0" time="4.211">\n'
+        f'  <testsuite tests="3" failures="1" time="4.211" name="{_API4}"'
+        ' timestamp="2026-08-27T18:05:00Z">\n'
+        '    <properties><property name="go.version" value="go1.22.1 linux/amd64"/>'
+        "</properties>\n"
+        f'    {race} time="1.020"><failure message="Failed" type="">'
+        "=== RUN   TestWebSocketReconnectRace\n    websocket_test.go:88: timed out"
+        "\n--- FAIL: TestWebSocketReconnectRace (1.02s)\n</failure></testcase>\n"
+        f'    <testcase classname="{_API4}" name="TestCreateChannelBookmark" time="0.000">'
+        '<skipped message="=== RUN   TestCreateChannelBookmark"/></testcase>\n'
+        f'    <testcase classname="{_API4}" name="TestWebSocketUpgrade" time="0.200"/>\n'
+        f'    {race} time="0.910"/>\n'
+        "  </testsuite>\n</testsuites>\n"
+    )
+    return write_text(tmp_path / "junit.xml", text)
+
+
+def test_gotestsum_reruns_merge_with_the_switch_only(tmp_path: Path) -> None:
     """gotestsum --rerun-fails writes the rerun as another case of the same name; its suite
     says tests="3" failures="1". With the policy switch: 3 tests, one flaky pass."""
-    path = CORPUS / "mikepenz__action-junit-report" / "junit-server-test__report.xml"
+    path = _gotestsum_rerun(tmp_path)
     merged = read_junit_file(path, options=REPEATED)
     assert merged.totals == Totals(tests=3, passed=2, skipped=1, flaky=1, unique=3)
-    assert merged.flaky == (
-        "github.com/example/example/server/v8/channels/api4::TestWebSocketReconnectRace",
-    )
+    assert merged.flaky == (f"{_API4}::TestWebSocketReconnectRace",)
     assert merged.failing == ()
     separate = read_junit_file(path)
     assert separate.totals == Totals(tests=4, passed=2, failures=1, skipped=1, unique=3)

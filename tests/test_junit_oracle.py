@@ -19,7 +19,8 @@ from lxml import etree
 from gate.claim.junit_facts import Outcome, Totals
 from gate.claim.junit_options import JUnitOptions, Reruns
 from gate.evidence.junit_reader import read_junit_file
-from tests.test_junit_corpus import CORPUS, REFUSED, ROWS
+from tests.junit_tools import ToolReport
+from tests.test_junit_corpus import NOT_JUNIT, PRESENT, ROWS
 
 _SEVERITY = {"error": 3, "failure": 2, "skipped": 1}
 _SKIP = {"notrun", "skipped", "skip", "disabled", "ignored", "suppressed"}
@@ -116,19 +117,34 @@ def _options(repeated: bool) -> JUnitOptions:
     return JUnitOptions(Reruns.REPEATED_CASES if repeated else Reruns.SEPARATE)
 
 
+#: The corpora's files that read (the others are refused: tests/test_junit_corpus.py).
+READABLE = [row.path for row in ROWS if not row.expected.refuse and row.key not in NOT_JUNIT]
+
+
+@PRESENT
 @_MODES
 def test_the_reader_agrees_with_the_oracle_on_the_corpus(repeated: bool) -> None:
     checked = 0
-    for row in ROWS:
-        if row.path.removeprefix("files/") in REFUSED:
-            continue
-        path = CORPUS / row.path
+    for path in READABLE:
         read = read_junit_file(path, options=_options(repeated))
         totals, failing = oracle(path, repeated)
-        assert read.totals == totals, row.path
-        assert {test.identity for test in read.failing} == failing, row.path
+        assert read.totals == totals, path
+        assert {test.identity for test in read.failing} == failing, path
         checked += 1
-    assert checked == 61
+    assert checked == 61 + 54  # junit-corpus, junit-corpus-2
+
+
+@_MODES
+def test_the_reader_agrees_with_the_oracle_on_what_the_tools_write(
+    repeated: bool, xunit1_report: ToolReport, xunit2_report: ToolReport,
+    reruns_report: ToolReport, xmlrunner: ToolReport,
+) -> None:
+    """Without the corpora too: pytest (both families, with reruns) and xmlrunner's files."""
+    for report in (xunit1_report, xunit2_report, reruns_report, xmlrunner):
+        read = read_junit_file(report.path, options=_options(repeated))
+        totals, failing = oracle(report.path, repeated)
+        assert read.totals == totals, report.tool
+        assert {test.identity for test in read.failing} == failing, report.tool
 
 
 def _named_identities(path: Path) -> set[str]:
@@ -152,23 +168,21 @@ def _named_identities(path: Path) -> set[str]:
     return found
 
 
+@PRESENT
 @_MODES
 def test_keeping_identities_changes_no_count_and_keeps_every_identity(repeated: bool) -> None:
     """Comparing test sets reads with `identities`: passing cases take a shorter path then."""
-    for row in ROWS:
-        if row.path.removeprefix("files/") in REFUSED:
-            continue
-        path = CORPUS / row.path
+    for path in READABLE:
         plain = read_junit_file(path, options=_options(repeated))
         kept = read_junit_file(path, identities=1_000_000, options=_options(repeated))
-        assert kept.totals == plain.totals, row.path
-        assert kept.failing == plain.failing, row.path
+        assert kept.totals == plain.totals, path
+        assert kept.failing == plain.failing, path
         assert kept.identities is not None
         assert kept.identities_complete
-        assert set(kept.identities) == _named_identities(path), row.path
+        assert set(kept.identities) == _named_identities(path), path
         for test in kept.failing:  # an unnamed case has no identity to compare
             if not test.identity.startswith("(unnamed testcase #"):
-                assert kept.identities[test.identity] >= Outcome.FAILURE, row.path
+                assert kept.identities[test.identity] >= Outcome.FAILURE, path
 
 
 _RESULTS = st.sampled_from([

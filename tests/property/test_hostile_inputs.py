@@ -15,11 +15,10 @@ from gate.claim.errors import InvalidInput
 from gate.claim.loader import parse_claim_bytes
 from gate.claim.policy_parse import parse_policy_text
 from gate.evidence.junit_reader import read_junit_file
+from tests.junit_tools import ToolReport
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 SEED = (DATA / "claims" / "seed-example.json").read_bytes()
-JUNIT = (DATA / "junit-corpus" / "files" / "EnricoMi__publish-unit-test-result-action"
-         / "junit.fail.xml").read_bytes()
 
 JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
@@ -96,9 +95,12 @@ def test_any_policy_text_loads_or_is_invalid_input(text: str) -> None:
 @settings(max_examples=200, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
-def test_damaged_junit_reads_or_is_invalid_input(tmp_path: Path, data: st.DataObject) -> None:
+def test_damaged_junit_reads_or_is_invalid_input(
+    tmp_path: Path, xunit1_report: ToolReport, data: st.DataObject
+) -> None:
+    """What pytest --junitxml wrote (tests/junit_tools.py), damaged anywhere."""
     path = tmp_path / "report.xml"
-    path.write_bytes(_splice(JUNIT, data))
+    path.write_bytes(_splice(xunit1_report.path.read_bytes(), data))
     try:
         read = read_junit_file(path)
     except InvalidInput:
