@@ -14,19 +14,24 @@ from dataclasses import replace
 from gate.claim.model import JSON
 from gate.claim.review_facts import Override
 from gate.claim.timefmt import format_rfc3339
+from gate.engine.override import accept_line
 from gate.report.check_run import MAX_OUTPUT_CHARS, CheckRunReport, Mode
 from gate.report.markdown import cell
 
 
-def override_section(override: Override | None, refused: Sequence[str]) -> str:
-    """Markdown for the summary: the acceptance that counts, and those that did not."""
+def override_section(override: Override | None, refused: Sequence[str], claim_sha256: str,
+                     *, acceptable: bool = False) -> str:
+    """Markdown for the summary: the acceptance that counts, and those that did not;
+    `acceptable`: a verdict short of verified, with the command that would accept this claim
+    (bound to its digest, so an edited claim is not accepted)."""
     lines = []
     if override is not None:
         lines += [
             f"## ✅ Accepted by @{override.login}",
             "",
             f"The gate's verdict is **{override.accepted_state}** (below, unchanged); a person"
-            f" with {override.permission} permission accepted it with an approving review on"
+            f" with {override.permission} permission accepted the claim"
+            f" `sha256:{claim_sha256}` with an approving review on"
             f" {override.commit_id[:12]} at {format_rfc3339(override.at)}:",
             "",
             f"> {cell(override.reason)}",
@@ -36,6 +41,12 @@ def override_section(override: Override | None, refused: Sequence[str]) -> str:
         lines += ["### Acceptances that do not count", ""]
         lines += [f"- {cell(line)}" for line in refused]
         lines.append("")
+    if override is None and acceptable:
+        lines += ["### Accepting this claim", "",
+                  f"The claim decided is `sha256:{claim_sha256}`. A maintainer accepts it with an"
+                  " approving review of the head holding the line",
+                  "", "```text", accept_line(claim_sha256), "```", "",
+                  "An edit of the claim (a push, or an edited PR body) voids an acceptance.", ""]
     return "\n".join(lines) + ("\n" if lines else "")
 
 
@@ -44,7 +55,7 @@ def accepted_check_run(
 ) -> CheckRunReport:
     """The check for a verdict a maintainer accepted: success, with both in the summary."""
     title = f"accepted by @{override.login} ({override.accepted_state}): {override.reason}"
-    summary = override_section(override, ()) + report.summary
+    summary = override_section(override, (), override.claim_sha256) + report.summary
     text = json.dumps(record, indent=2, ensure_ascii=False)
     return replace(
         report,

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
+from gate.claim.agents import AgentRule
 from gate.claim.errors import CouldNotDecide, GateError, InvalidInput
 from gate.claim.github_facts import PullRequestRef
 from gate.claim.history_facts import PriorHistory
@@ -36,11 +37,11 @@ from gate.evidence.github.gathering import (
     pull_facts,
 )
 from gate.evidence.github.history import read_history
+from gate.evidence.github.reviews import ReviewAcceptances
 from gate.evidence.interface import Collector
 from gate.evidence.probe.collect import Probes
 from gate.evidence.probe.observe import ProbeContext, ProbeIO
-from gate.faces.action.acceptance import review_override, with_override
-from gate.faces.action.agents import AgentRule
+from gate.faces.action.acceptance import with_override
 from gate.faces.action.attestation_file import DecidedFile
 from gate.faces.action.inputs import ActionInputs, RunnerContext
 from gate.faces.action.posting import ApiPoster, Poster, Published
@@ -99,7 +100,7 @@ def load_action_policy(api: GitHubApi, value: str, base_ref: str) -> Policy:
 
 
 def claim_required(inputs: ActionInputs, pull: PullRequestRef, api: GitHubApi) -> bool:
-    """`agents`: by account id, app, login or branch (gate/faces/action/agents.py)."""
+    """`agents`: by account id, app, login or branch (gate/claim/agents.py)."""
     if inputs.require_claim == "always":
         return True
     rule = AgentRule.parse(inputs.agent_authors, inputs.agent_presets, inputs.agent_branches)
@@ -335,7 +336,9 @@ def _judge_claim(
         collectors.append(Probes(ProbeContext(
             head_sha=head_sha, environment_urls=deployed_urls(
                 facts.deployments, facts.trust.deployment_creators)), probe_io))
-    return _Judged(found, run(loaded, policy, collectors, clock))
+    agents = AgentRule.parse(inputs.agent_authors, inputs.agent_presets, inputs.agent_branches)
+    return _Judged(found, run(loaded, policy, collectors, clock,
+                              ReviewAcceptances(api, facts.pull, agents)))
 
 
 def _report_claim(
@@ -386,8 +389,9 @@ def _report_claim(
                         arrival=ci.pull.arrival)
     summary = _job_summary(render("markdown", shown), removed, ci.notes, search.considered,
                            history)
-    accepted = review_override(api, facts.pull, verdict, policy, inputs.agent_authors)
-    report, summary = with_override(accepted, report, record, summary, inputs.mode)
+    accepted = judged.decision.override
+    report, summary = with_override(accepted, report, record, summary, inputs.mode,
+                                    loaded.document.sha256, verdict.state)
     return _Decided(found, report, verdict, json.dumps(record, indent=2), summary,
                     accepted.override is not None, render("svg", shown))
 
