@@ -7,7 +7,6 @@ record's `x-override`.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
@@ -15,8 +14,9 @@ from gate.claim.model import JSON
 from gate.claim.review_facts import Override
 from gate.claim.timefmt import format_rfc3339
 from gate.engine.override import accept_line
-from gate.report.check_run import MAX_OUTPUT_CHARS, CheckRunReport, Mode
+from gate.report.check_run import MAX_OUTPUT_CHARS, CheckRunReport, Mode, record_text
 from gate.report.markdown import cell
+from gate.report.untrusted import visible
 
 
 def override_section(override: Override | None, refused: Sequence[str], claim_sha256: str,
@@ -54,9 +54,10 @@ def accepted_check_run(
     report: CheckRunReport, override: Override, record: Mapping[str, JSON], mode: Mode
 ) -> CheckRunReport:
     """The check for a verdict a maintainer accepted: success, with both in the summary."""
-    title = f"accepted by @{override.login} ({override.accepted_state}): {override.reason}"
+    title = visible(
+        f"accepted by @{override.login} ({override.accepted_state}): {override.reason}")
     summary = override_section(override, (), override.claim_sha256) + report.summary
-    text = json.dumps(record, indent=2, ensure_ascii=False)
+    text = record_text(record, indent=2)
     return replace(
         report,
         conclusion="neutral" if mode is Mode.OBSERVE else "success",

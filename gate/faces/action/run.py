@@ -52,6 +52,7 @@ from gate.report.check_run import (
     CheckRunReport,
     Mode,
     build_check_run,
+    claims_section,
     failure_report,
     unverified_without_claim_report,
 )
@@ -282,7 +283,8 @@ def _decide_pull(
             name=inputs.check_name, head_sha=head_sha, mode=inputs.mode,
             details_url=details_url, files=[
                 (d.found.label, d.verdict.state if d.verdict else VerdictState.UNVERIFIED,
-                 d.verdict.reason if d.verdict else d.report.text) for d in decided]))
+                 d.verdict.reason if d.verdict else d.report.text) for d in decided],
+            claims=search.considered))
     return _Part(reports, decided)
 
 
@@ -322,6 +324,7 @@ def _judge_claim(
             name=name, head_sha=head_sha, mode=inputs.mode,
             reason=f"the completion claim cannot be read: {exc}", details_url=details_url,
         )
+        report = replace(report, summary=report.summary + claims_section(search.considered))
         if found.repo_path:
             line = int(exc.place.split(":")[0]) if exc.place and exc.place[0].isdigit() else 1
             report = replace(report, annotations=(Annotation(
@@ -382,7 +385,8 @@ def _report_claim(
         name=name, head_sha=head_sha, verdict=verdict, loaded=loaded,
         claim_repo_path=found.repo_path or ".claim.json", record=record, mode=inputs.mode,
         links=ci.links, extra_annotations=test_annotations, details_url=details_url,
-        sections=[("Tests removed or skipped on the head", removed), ("Not counted", ci.notes),
+        sections=[("Claims found", search.considered),
+                  ("Tests removed or skipped on the head", removed), ("Not counted", ci.notes),
                   (HEADING, history)],
     )
     shown = RenderInput(loaded, verdict, label=found.label, links=ci.links,
