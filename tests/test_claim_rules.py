@@ -205,3 +205,24 @@ def test_a_review_event_names_the_pr_and_its_head() -> None:
     assert trigger.pull.changed_files is None  # the review payload's PR is the short form
     assert parse_event("pull_request_review", {**event, "action": "deleted"},
                        "e").ignore_reason is not None
+
+
+# -- bound targets (issue 20 item 8) ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(("target", "state", "codes"), [
+    ("production", VerdictState.VERIFIED, []),  # control
+    (None, VerdictState.UNVERIFIED, ["unnamed_target"]),
+    ("  ", VerdictState.UNVERIFIED, ["unnamed_target"]),
+])
+def test_a_deploy_must_name_its_environment_whatever_covers_it(
+    target: str | None, state: VerdictState, codes: list[str]
+) -> None:
+    """Even an operator's health check naming the mutation cannot bind an unnamed deploy."""
+    made = claim([mutation("d1", kind="deploy", target=target)])
+    health = item(evidence(7, covers=("d1",), check_type=CheckType.ENDPOINT_HEALTH))
+    verdict = decide(made, Facts((health,)), POLICY, at(10))
+    assert verdict.state is state
+    assert [u.code for u in verdict.unmet] == codes
+    if codes:
+        assert "name the environment in the claim" in verdict.unmet[0].message
