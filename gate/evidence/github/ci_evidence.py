@@ -93,8 +93,13 @@ def _for_another_pull(
     if pull_number is None or run.event not in _PULL_EVENTS:
         return None
     if run.pull_numbers:
-        if pull_number in run.pull_numbers:
+        if run.pull_numbers == (pull_number,):
             return None
+        listed = ", ".join(f"#{n}" for n in run.pull_numbers if n != pull_number)
+        if pull_number in run.pull_numbers:  # open PRs with this head: not which one it ran for
+            return (f"{run_label(run)} cannot be tied to #{pull_number}: {listed} also hold"
+                    " this head commit, and GitHub does not say which pull request a run was"
+                    " made for; not counted")
         listed = ", ".join(f"#{n}" for n in run.pull_numbers)
         return (f"{run_label(run)} ran for pull request {listed}, not #{pull_number}: its"
                 " workflow came from that PR's base branch, so it is not this PR's evidence")

@@ -22,7 +22,13 @@ from gate.claim.model import CheckType, VerdictState
 from gate.claim.policy import Policy
 from gate.claim.policy_parse import parse_policy_text
 from gate.claim.trust_policy import RemovedTests
-from gate.engine.bases import external_id, protected_bases, refuse_base
+from gate.engine.bases import (
+    PostCandidate,
+    external_id,
+    posting_order,
+    protected_bases,
+    refuse_base,
+)
 from gate.engine.removed_tests import removal_lines
 from gate.engine.results import SEVERITY, Verdict, worst
 from gate.evidence.github.api import CheckRunForbidden, GitHubApi
@@ -157,18 +163,22 @@ class _Part:
     decided: list[_Decided]
     not_required: bool = False
     error: GateError | None = None
+    base_ref: str = ""
+    protected: bool = True
 
-    @property
-    def rank(self) -> int:
-        """Best first: the worst part's check is posted last, so it is the commit's latest."""
+    def candidate(self) -> PostCandidate:
+        """What choosing the posted check reads (gate/engine/bases.py); an accepted claim
+        stands as verified, as its check does."""
         if self.error is not None:
-            return 9
+            return PostCandidate(self.base_ref, self.protected, True, 9)
         if self.not_required:
-            return -1
-        states = [d.verdict.state for d in self.decided if d.verdict is not None]
+            return PostCandidate(self.base_ref, self.protected, False, -1)
+        states = [VerdictState.VERIFIED if d.accepted else d.verdict.state
+                  for d in self.decided if d.verdict is not None]
         if not self.decided or any(d.verdict is None for d in self.decided):
             states.append(VerdictState.UNVERIFIED)
-        return max(SEVERITY[s] for s in states)
+        return PostCandidate(self.base_ref, self.protected, True,
+                             max(SEVERITY[s] for s in states))
 
 
 def run_gate(
@@ -184,20 +194,23 @@ def run_gate(
 ) -> GateOutcome:
     """`probe_io`: how the policy's live probes reach the world (None: no probes run);
     `poster`: where the check runs and the step's files go (default: the Action's).
-    Each PR the event names is decided on its own; the worst decides the step."""
+    Each PR the event names is decided on its own; the engine's `posting_order` chooses
+    whose checks the commit ends with (posted last) and those decide the step."""
     poster = poster or ApiPoster(api, runner, emit)
     pulls = resolve_pulls(api, trigger, inputs)
-    parts = sorted((_judge_pull(api, pull, inputs, runner, clock, probe_io,
-                                _before(trigger, pull)) for pull in pulls),
-                   key=lambda part: part.rank)
+    judged = [_judge_pull(api, pull, inputs, runner, clock, probe_io, _before(trigger, pull))
+              for pull in pulls]
+    order = posting_order([part.candidate() for part in judged])
+    chosen = [judged[i] for i in order]  # what the commit's check says: posted last
+    parts = [p for i, p in enumerate(judged) if i not in order] + chosen
     reports = [r for part in parts for r in part.reports]
-    decided = [d for part in parts for d in part.decided]
-    errors = [part.error for part in parts if part.error is not None]
+    decided = [d for part in chosen for d in part.decided]
+    errors = [part.error for part in chosen if part.error is not None]
     loose = [r for part in parts for r in part.reports  # shown beside the decided claims
              if not part.decided or (len(part.decided) > 1 and r.name == inputs.check_name)]
     outcome = _finish(poster, reports, decided, clock, inputs,
-                      not_required=all(part.not_required for part in parts),
-                      undecided=any(not p.decided and not p.not_required for p in parts),
+                      not_required=all(part.not_required for part in chosen),
+                      undecided=any(not p.decided and not p.not_required for p in chosen),
                       loose=loose)
     if errors:
         code = exit_code_for(errors[0])
@@ -220,6 +233,8 @@ def _judge_pull(
     """One PR: not required, into an unprotected base, no claim, or each claim decided."""
     head_sha, details_url = pull.head_sha, runner.details_url
     decided_for = external_id(pull.number, pull.base_ref)
+    refused = refuse_base(pull.base_ref,
+                          protected_bases(inputs.protected_bases, pull.default_branch))
     part = _Part([], [])
     try:
         if not claim_required(inputs, pull, api):
@@ -231,8 +246,7 @@ def _judge_pull(
                 title="no claim required: the PR's author and branch are not an agent's",
             )
             part = _Part([report], [], not_required=True)
-        elif refused := refuse_base(
-                pull.base_ref, protected_bases(inputs.protected_bases, pull.default_branch)):
+        elif refused:
             part = _Part([unverified_without_claim_report(
                 name=inputs.check_name, head_sha=head_sha, mode=inputs.mode,
                 reason=refused, details_url=details_url)], [])
@@ -243,7 +257,8 @@ def _judge_pull(
     except (InvalidInput, CouldNotDecide) as exc:
         part = _Part([failure_report(name=inputs.check_name, head_sha=head_sha, reason=str(exc),
                                      mode=inputs.mode, details_url=details_url)], [], error=exc)
-    return replace(part, reports=[replace(r, external_id=decided_for) for r in part.reports])
+    return replace(part, reports=[replace(r, external_id=decided_for) for r in part.reports],
+                   base_ref=pull.base_ref, protected=refused is None)
 
 
 def _decide_pull(
