@@ -155,6 +155,7 @@ def run(
     policy: Policy,
     collectors: Sequence[Collector],
     clock: Callable[[], datetime],
+    *,
     acceptances: AcceptanceSource | None = None,
 ) -> Decision:
     """collect -> decide -> acceptance: the only place `decide` is called. The decision time

@@ -1,19 +1,20 @@
 """A maintainer's acceptance, shown beside the engine's verdict (never instead of it).
 
-Pure: the check run keeps the verdict's summary and record and gains the acceptance: a
-`success` conclusion, a title saying who accepted it, a summary section with both, and the
-record's `x-override`.
+Pure: the check run keeps the verdict's summary and record and gains the acceptance (decided by
+the engine's rule, `gate/engine/override.py`, in the pipeline): a `success` conclusion, a title
+saying who accepted it, a summary section with both, and the record's `x-override`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from typing import Any
 
-from gate.claim.model import JSON
+from gate.claim.model import JSON, VerdictState
 from gate.claim.review_facts import Override
 from gate.claim.timefmt import format_rfc3339
-from gate.engine.override import accept_line
+from gate.engine.override import OverrideDecision, accept_line
 from gate.report.check_run import MAX_OUTPUT_CHARS, CheckRunReport, Mode, record_text
 from gate.report.markdown import cell
 from gate.report.untrusted import visible
@@ -65,3 +66,23 @@ def accepted_check_run(
         summary=summary if len(summary) <= MAX_OUTPUT_CHARS else report.summary,
         text=text if len(text) <= MAX_OUTPUT_CHARS else report.text,
     )
+
+
+def with_override(
+    decision: OverrideDecision, report: CheckRunReport, record: dict[str, Any], summary: str,
+    mode: Mode, claim_sha256: str, state: VerdictState,
+) -> tuple[CheckRunReport, str]:
+    """The check and summary with the acceptance the engine's rule found (and the refused
+    ones) beside the verdict, or the line that would accept this claim; the record gains
+    `x-override` / `x-override-refused`."""
+    if decision.refused:
+        record["x-override-refused"] = list(decision.refused)
+    if decision.override is None:
+        section = override_section(None, decision.refused, claim_sha256,
+                                   acceptable=state is not VerdictState.VERIFIED)
+        if not section:
+            return report, summary
+        return replace(report, summary=report.summary + "\n" + section), summary + "\n" + section
+    record["x-override"] = decision.override.as_json()
+    section = override_section(decision.override, decision.refused, claim_sha256)
+    return accepted_check_run(report, decision.override, record, mode), section + summary
