@@ -11,15 +11,17 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from enum import IntEnum
 from pathlib import Path
-from typing import NoReturn
+from typing import NoReturn, Protocol
 
 from gate.claim.errors import GateError, InvalidInput, UsageError
 from gate.claim.loader import DEFAULT_MAX_CLAIM_BYTES, LoadedClaim
 from gate.claim.model import VerdictState
 from gate.claim.policy import Policy, default_policy
 from gate.claim.policy_parse import load_policy
+from gate.claim.review_facts import Acceptances
 from gate.claim.subject import Subject
 from gate.engine.decide import decide
+from gate.engine.override import NO_OVERRIDE, OverrideDecision, judge_override
 from gate.engine.results import Verdict
 from gate.evidence.branch_changes import BranchChanges, MadeByTheTestJob
 from gate.evidence.git_claim import load_claim_at
@@ -133,6 +135,17 @@ class Decision:
     loaded: LoadedClaim
     verdict: Verdict
     observed: Collected
+    #: A maintainer's acceptance beside the verdict (the verdict stays as decided).
+    override: OverrideDecision = NO_OVERRIDE
+
+
+class AcceptanceSource(Protocol):
+    """Where maintainers' acceptances are observed (reviews on GitHub); read only for a
+    verdict short of verified, so a green PR costs no calls."""
+
+    head_sha: str
+
+    def read(self) -> Acceptances: ...
 
 
 def gather(collectors: Sequence[Collector], loaded: LoadedClaim, policy: Policy) -> Collected:
@@ -146,15 +159,23 @@ def run(
     collectors: Sequence[Collector],
     clock: Callable[[], datetime],
     subject: Subject | None = None,
+    *,
+    acceptances: AcceptanceSource | None = None,
 ) -> Decision:
-    """collect -> decide: the only place `decide` is called. The decision time is read after
-    the observations arrived, never before. `subject`: what this decision is about."""
+    """collect -> decide -> acceptance: the only place `decide` is called. The decision time
+    is read after the observations arrived, never before; `subject`: what this decision is
+    about; an acceptance is bound to the head and to the digest of the claim decided here."""
     observed = gather(collectors, loaded, policy)
     facts = observed.facts()
     if subject is not None:
         facts = replace(facts, subject=subject)
     verdict = decide(loaded.claim, facts, policy, clock())
-    return Decision(loaded, verdict, observed)
+    if acceptances is None or verdict.state is VerdictState.VERIFIED:
+        return Decision(loaded, verdict, observed)
+    override = judge_override(
+        verdict.state, acceptances.read(), head_sha=acceptances.head_sha,
+        claim_sha256=loaded.document.sha256, allow_refuted=policy.claims.override_refuted)
+    return Decision(loaded, verdict, observed, override)
 
 
 def verify_collectors(

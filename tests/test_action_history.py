@@ -303,13 +303,15 @@ def test_no_history_changes_a_verdict(
 
 
 def test_only_the_report_and_the_action_see_the_history() -> None:
-    """The engine, the pipeline and every collector but the history's own never import it,
-    so nothing read from earlier checks can reach `decide`."""
+    """The engine, `pipeline.py` and every collector but the history's own never import it,
+    so nothing read from earlier checks can reach `decide`; the per-PR pipeline reads it only
+    after every claim of the PR is decided, for the report."""
     gate = Path(__file__).resolve().parent.parent / "gate"
     users = sorted(str(p.relative_to(gate)) for p in gate.rglob("*.py")
                    if "history_facts" in p.read_text("utf-8") or
                    "evidence.github.history" in p.read_text("utf-8"))
-    assert users == ["evidence/github/history.py", "faces/action/run.py", "report/history.py"]
+    assert users == ["evidence/github/history.py", "pipeline_pull.py", "pipeline_pull_report.py",
+                     "report/history.py"]
 
 
 # --- reading one check of ours -------------------------------------------------------------

@@ -7,9 +7,9 @@ from collections.abc import Callable
 
 import pytest
 
+from gate.claim.agents import PRESETS, AgentRule
 from gate.claim.errors import CouldNotDecide, InvalidInput
 from gate.claim.github_facts import PullRequestRef
-from gate.faces.action.agents import PRESETS, AgentRule
 
 
 def pull(login: str, *, ident: int | None = None, kind: str = "User",

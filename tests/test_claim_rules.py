@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from gate.claim.agents import AgentRule
 from gate.claim.changed_paths import ChangedPaths
 from gate.claim.claim_rules import ClaimRules
 from gate.claim.errors import InvalidInput
@@ -17,12 +18,12 @@ from gate.claim.github_facts import ChangedFile
 from gate.claim.model import CheckType, VerdictState
 from gate.claim.policy import default_policy
 from gate.claim.policy_parse import parse_policy_text
-from gate.claim.review_facts import ReviewCommand
+from gate.claim.review_facts import Acceptances, ReviewCommand
 from gate.engine.decide import decide
 from gate.engine.diff_coverage import judge_diff
 from gate.engine.override import judge_override
 from gate.evidence.github.event import parse_event
-from gate.evidence.github.reviews import command_reason
+from gate.evidence.github.reviews import command_reason, parse_command
 from tests.builders import at, claim, evidence, item, mutation
 from tests.test_github_event import payload
 
@@ -114,15 +115,23 @@ def test_the_policy_sections_are_typed() -> None:
 WHEN = datetime(2026, 3, 2, 10, tzinfo=UTC)
 
 
+CLAIM = "c0ffee" * 10 + "abcd"
+AGENTS = AgentRule.parse(("devin-*", "copilot-swe-agent[bot]", "id:4242", "app:my-agent"),
+                         ("claude",), ())
+
+
 def command(**changes: object) -> ReviewCommand:
-    base = ReviewCommand(7, "mona", "APPROVED", HEAD, WHEN, "checked by hand", "write")
+    base = ReviewCommand(7, "mona", "APPROVED", HEAD, WHEN, "checked by hand", "write",
+                         account_id=11, claim_sha256=CLAIM[:16])
     return replace(base, **changes)  # type: ignore[arg-type]
 
 
-def accepted(state: VerdictState, *commands: ReviewCommand, refuted_ok: bool = False) -> bool:
-    decision = judge_override(state, commands, head_sha=HEAD, author="agent[bot]",
-                              agents=("devin-*", "copilot-swe-agent[bot]"),
+def accepted(state: VerdictState, *commands: ReviewCommand, refuted_ok: bool = False,
+             claim_sha256: str = CLAIM) -> bool:
+    seen = Acceptances(commands, author="agent[bot]", author_id=99, agents=AGENTS)
+    decision = judge_override(state, seen, head_sha=HEAD, claim_sha256=claim_sha256,
                               allow_refuted=refuted_ok)
+    assert state is VerdictState.VERIFIED or (decision.override is None) == bool(decision.refused)
     return decision.override is not None
 
 
@@ -131,14 +140,31 @@ def test_write_maintain_or_admin_may_accept(level: str) -> None:
     assert accepted(VerdictState.UNVERIFIED, command(permission=level))
 
 
+@pytest.mark.parametrize("named", [CLAIM[:16], CLAIM, CLAIM[:40]])
+def test_an_acceptance_names_the_claim_by_a_digest_prefix(named: str) -> None:
+    assert accepted(VerdictState.UNVERIFIED, command(claim_sha256=named))
+
+
 @pytest.mark.parametrize("changes", [
     {"permission": "triage"}, {"permission": "read"}, {"permission": None},
-    {"login": "agent[bot]"}, {"login": "devin-ai"}, {"login": "copilot-swe-agent[bot]"},
+    {"login": "agent[bot]"}, {"login": "renamed", "account_id": 99},
+    {"login": "devin-ai"}, {"login": "copilot-swe-agent[bot]"},
+    # the same agent rule that gates PRs: an id, an app's bot, a preset's login
+    {"login": "someone-else", "account_id": 4242}, {"login": "my-agent[bot]"},
+    {"login": "claude[bot]"},
     {"state": "COMMENTED"}, {"state": "CHANGES_REQUESTED"}, {"commit_id": "b" * 40},
     {"reason": " "}, {"latest": False},
+    # bound to the claim decided: none named, too short a prefix, another claim's digest
+    {"claim_sha256": None}, {"claim_sha256": CLAIM[:12]}, {"claim_sha256": "f" * 16},
 ])
 def test_acceptances_that_do_not_count(changes: dict[str, object]) -> None:
     assert not accepted(VerdictState.UNVERIFIED, command(**changes))
+
+
+def test_an_edited_claim_voids_the_acceptance_of_the_old_one() -> None:
+    """The agent edits a PR-body claim (no push): the digest decided is another one."""
+    assert accepted(VerdictState.UNVERIFIED, command(), claim_sha256=CLAIM)
+    assert not accepted(VerdictState.UNVERIFIED, command(), claim_sha256="d" * 64)
 
 
 def test_refuted_needs_the_policy_and_verified_needs_nothing() -> None:
@@ -159,6 +185,18 @@ def test_the_command_is_a_line_of_its_own(body: str, reason: str | None) -> None
     assert command_reason(body) == reason
 
 
+@pytest.mark.parametrize(("body", "parsed"), [
+    ("/claim-gate accept sha256:ABCDEF0123456789 flaky CI", ("abcdef0123456789", "flaky CI")),
+    ("/claim-gate accept sha256:abc", ("abc", "")),
+    ("/claim-gate accept flaky sha256:abcdef0123456789", (None, "flaky sha256:abcdef0123456789")),
+    ("/claim-gate accept sha256:xyz reason", (None, "sha256:xyz reason")),
+])
+def test_the_command_names_the_claim_it_accepts(
+    body: str, parsed: tuple[str | None, str]
+) -> None:
+    assert parse_command(body) == parsed
+
+
 def test_a_review_event_names_the_pr_and_its_head() -> None:
     event = payload("pull_request_review.submitted.1")
     trigger = parse_event("pull_request_review", event, "e")
@@ -167,3 +205,24 @@ def test_a_review_event_names_the_pr_and_its_head() -> None:
     assert trigger.pull.changed_files is None  # the review payload's PR is the short form
     assert parse_event("pull_request_review", {**event, "action": "deleted"},
                        "e").ignore_reason is not None
+
+
+# -- bound targets (issue 20 item 8) ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(("target", "state", "codes"), [
+    ("production", VerdictState.VERIFIED, []),  # control
+    (None, VerdictState.UNVERIFIED, ["unnamed_target"]),
+    ("  ", VerdictState.UNVERIFIED, ["unnamed_target"]),
+])
+def test_a_deploy_must_name_its_environment_whatever_covers_it(
+    target: str | None, state: VerdictState, codes: list[str]
+) -> None:
+    """Even an operator's health check naming the mutation cannot bind an unnamed deploy."""
+    made = claim([mutation("d1", kind="deploy", target=target)])
+    health = item(evidence(7, covers=("d1",), check_type=CheckType.ENDPOINT_HEALTH))
+    verdict = decide(made, Facts((health,)), POLICY, at(10))
+    assert verdict.state is state
+    assert [u.code for u in verdict.unmet] == codes
+    if codes:
+        assert "name the environment in the claim" in verdict.unmet[0].message

@@ -3,6 +3,7 @@ a maintainer can overrule it (items 1, 2 and 4)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from datetime import timedelta
@@ -202,6 +203,16 @@ def review_event(s: Scenario, tmp_path: Path, review: Review, **inputs: str
     return run_action(runner_env(s.hub, files, "pull_request_review", REPO, **inputs)), files
 
 
+def digest(s: Scenario, path: str = ".claim.json") -> str:
+    """The sha256 of the claim the gate decides (the file at the head)."""
+    return hashlib.sha256(s.head.files[path]).hexdigest()
+
+
+def accept(s: Scenario, reason: str) -> str:
+    """The line the check shows a maintainer: bound to the claim decided."""
+    return f"/claim-gate accept sha256:{digest(s)[:16]} {reason}"
+
+
 def maintainer(s: Scenario, level: str = "maintain") -> User:
     who = s.hub.add_user("mona")
     s.hub.set_permission(s.repo, who, level)
@@ -213,7 +224,7 @@ def test_a_maintainers_acceptance_passes_the_check_and_keeps_the_verdict(
 ) -> None:
     s = unverified(github_hub)
     review = github_hub.add_review(
-        s.pull, maintainer(s), "Checked by hand.\n/claim-gate accept hotfix verified in staging")
+        s.pull, maintainer(s), "Checked by hand.\n" + accept(s, "hotfix verified in staging"))
     result, files = review_event(s, tmp_path, review)
     check = s.check()
     assert (result.code, check.conclusion) == (0, "success")
@@ -223,7 +234,8 @@ def test_a_maintainers_acceptance_passes_the_check_and_keeps_the_verdict(
     assert record["x-override"] == {
         "accepted_by": "mona", "reason": "hotfix verified in staging",
         "at": review.submitted_at.isoformat().replace("+00:00", "Z"), "review_id": review.id,
-        "commit_id": s.head.sha, "permission": "maintain", "accepted_state": "unverified"}
+        "commit_id": s.head.sha, "permission": "maintain", "accepted_state": "unverified",
+        "claim_sha256": digest(s)}
     summary = shown(check.summary)
     assert "Accepted by @mona" in summary
     assert "Completion claim: ⚠️ unverified" in summary
@@ -235,7 +247,7 @@ def test_a_maintainers_acceptance_passes_the_check_and_keeps_the_verdict(
 def test_acceptances_that_do_not_count(github_hub: Hub, tmp_path: Path, who: str) -> None:
     s = unverified(github_hub)
     reviewer = maintainer(s, "read" if who == "read-only" else "admin")
-    state, body, commit = "APPROVED", "/claim-gate accept reason given", s.head.sha
+    state, body, commit = "APPROVED", accept(s, "reason given"), s.head.sha
     inputs = {}
     if who == "author":
         reviewer = s.pull.user
@@ -247,7 +259,7 @@ def test_acceptances_that_do_not_count(github_hub: Hub, tmp_path: Path, who: str
     elif who == "older-sha":
         commit = s.head.parents[0]
     elif who == "no-reason":
-        body = "/claim-gate accept"
+        body = accept(s, "")
     elif who == "commented":
         state = "COMMENTED"
     review = github_hub.add_review(s.pull, reviewer, body, state=state, commit_id=commit)
@@ -266,7 +278,7 @@ def test_a_refuted_claim_may_be_accepted_when_the_base_policy_says_so(
 ) -> None:
     s = unverified(github_hub)
     s.add_run(junit_xml(failed=1))
-    review = github_hub.add_review(s.pull, maintainer(s, "write"), "/claim-gate accept known flake")
+    review = github_hub.add_review(s.pull, maintainer(s, "write"), accept(s, "known flake"))
     result, _ = review_event(s, tmp_path, review,
                              policy="id: p\nrequires: [test_run]\noverride: {refuted: true}\n")
     assert (result.code, s.check().conclusion) == (0, "success")
@@ -275,7 +287,7 @@ def test_a_refuted_claim_may_be_accepted_when_the_base_policy_says_so(
 
 def test_a_new_push_voids_an_acceptance(github_hub: Hub, tmp_path: Path) -> None:
     s = unverified(github_hub)
-    github_hub.add_review(s.pull, maintainer(s), "/claim-gate accept fine")
+    github_hub.add_review(s.pull, maintainer(s), accept(s, "fine"))
     newer = github_hub.add_commit(s.repo, {"app/parser.py": "x = 4\n"},
                                   branch="copilot/fix-parser")
     s.pull.head_sha, s.head = newer.sha, newer

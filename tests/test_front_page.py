@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 import yaml
 
+from gate.claim.agents import PRESETS, AgentRule
 from gate.claim.github_facts import PullRequestRef
 from gate.evidence.github.permissions import _NEEDS, WRITES
-from gate.faces.action.agents import PRESETS, AgentRule
 from gate.faces.action.inputs import read_inputs
 
 ROOT = Path(__file__).resolve().parent.parent

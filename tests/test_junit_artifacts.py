@@ -7,6 +7,8 @@ from __future__ import annotations
 from datetime import timedelta
 from pathlib import Path
 
+import pytest
+
 from tests.action_support import T0, act, claim_json, edit, junit_xml, scenario
 from tests.github_standin import ArtifactSpec, zip_bytes
 from tests.github_standin.hub import Hub
@@ -72,3 +74,27 @@ def test_a_suite_saying_more_failed_than_the_file_shows_is_not_verified(
     assert code == 1
     assert "count_mismatch" in summary
     assert "says it had 1 failure or error, but 0 failing tests were counted" in summary
+
+
+MALFORMED = "<testsuite><testcase>"
+
+
+@pytest.mark.parametrize(("files", "expected"), [
+    # control: the readable report passes and nothing else is there
+    ({"junit.xml": PASSING}, ("success", 0)),
+    # a failing test in a readable file refutes, whatever sibling could not be read
+    ({"junit.xml": junit_xml(passed=2, failed=1), "other.xml": MALFORMED}, ("failure", 2)),
+    ({"a/junit.xml": junit_xml(passed=2, failed=1), "b/x.xml": MALFORMED, "c/y.xml": MALFORMED},
+     ("failure", 2)),
+    # a passing readable file beside an unreadable one is never verified
+    ({"junit.xml": PASSING, "other.xml": MALFORMED}, ("action_required", 1)),
+    # nothing readable at all: unverified, with the reason
+    ({"other.xml": MALFORMED}, ("action_required", 1)),
+])
+def test_a_refutation_from_a_readable_file_stands_beside_unreadable_ones(
+    github_hub: Hub, tmp_path: Path, files: dict[str, str], expected: tuple[str, int]
+) -> None:
+    conclusion, summary, code = _artifact(github_hub, tmp_path, files)
+    assert (conclusion, code) == expected
+    if MALFORMED in files.values():
+        assert "could not be read" in summary

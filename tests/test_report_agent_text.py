@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 import json
 import re
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -22,8 +23,11 @@ from gate.claim.model import VerdictState
 from gate.claim.policy import default_policy
 from gate.engine.decide import decide
 from gate.report.check_run import MAX_OUTPUT_CHARS, Mode, build_check_run, failure_report
+from gate.report.github_commands import render_github
 from gate.report.markdown import render_markdown
 from gate.report.record import completed_record
+from gate.report.text import render_text
+from gate.report.untrusted import ZWJ, ZWSP, visible
 from tests.builders import at, evidence, item
 
 SEED = Path(__file__).parent / "data" / "claims" / "seed-example.json"
@@ -151,3 +155,56 @@ def test_a_backtick_in_an_id_cannot_close_its_code_span() -> None:
     rendered = gfm(summary)
     assert "<code>a`&lt;b&gt;x&lt;/b&gt;`b</code>" in rendered
     assert "<b>" not in rendered
+
+
+#: Invisible characters that reorder or hide text (issue 20 item 10), one per row.
+INVISIBLE = {
+    "right-to-left override": "\u202e",
+    "left-to-right isolate": "\u2066",
+    "pop directional isolate": "\u2069",
+    "right-to-left mark": "\u200f",
+    "arabic letter mark": "\u061c",
+    "zero-width space": "\u200b",
+    "zero-width joiner": "\u200d",
+    "word joiner": "\u2060",
+    "byte order mark": "\ufeff",
+    "tag character": "\U000e0041",
+}
+
+
+def _raw_from_agent(text: str) -> set[str]:
+    """Format characters in the text other than those the escaper inserts itself (a ZWSP
+    to break a link, a ZWJ after '@')."""
+    return {c for c in text if unicodedata.category(c) == "Cf"} - {ZWSP, ZWJ}
+
+
+@pytest.mark.parametrize("char", INVISIBLE.values(), ids=INVISIBLE.keys())
+def test_invisible_characters_are_shown_escaped_in_every_reason_line(char: str) -> None:
+    text = f"fixed {char}the parser{char} verified"
+    loaded = hostile_claim(text)
+    mutation = loaded.claim.mutations[0].id
+    refuting = evidence(when=9, covers=(mutation,), expected={"billing_zip": "94107"},
+                        observed={"billing_zip": "10001"})
+    verdict = decide(loaded.claim, Facts.of([item(refuting)]), default_policy(), at(10))
+    assert verdict.state is VerdictState.REFUTED
+    report = build_check_run(
+        name="completion-claim", head_sha="a" * 40, verdict=verdict, loaded=loaded,
+        claim_repo_path=".claim.json", record=completed_record(loaded.document.raw, verdict),
+        mode=Mode.ENFORCE, sections=[("Not counted", (f"a note: {text}",))],
+    )
+    failed = failure_report(name="c", head_sha="a" * 40, mode=Mode.ENFORCE, reason=text)
+    shown = [report.title, report.summary, report.text, failed.title, failed.summary,
+             failed.text, render_text(loaded.claim, verdict, ".claim.json"),
+             render_github(loaded.claim, verdict, ".claim.json")]
+    shown += [json.dumps(a.to_json(), ensure_ascii=False) for a in report.annotations]
+    for place in shown:
+        assert not _raw_from_agent(place), place[:300]
+    assert visible(char)[1:] in report.summary  # shown as its escape, e.g. \u202e
+    # the record's text is JSON whose escapes read back as the agent's very characters
+    assert json.loads(report.text)["claimed_outcome"] == text
+
+
+def test_control_non_ascii_text_is_shown_as_written() -> None:
+    outcome = "Corrigé l'adresse ✅ (Zürich), 東京 too"
+    _, summary = summary_of(hostile_claim("m1", outcome=outcome))
+    assert outcome in html.unescape(re.sub(r"<[^>]+>", "", gfm(summary)))

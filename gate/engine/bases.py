@@ -11,6 +11,7 @@ decided for another base.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 _PREFIX = "claim-gate"
 
@@ -51,3 +52,35 @@ def decided_for(text: str | None) -> tuple[int, str] | None:
     if not number.isdigit() or not base or not parts[2].startswith("base="):
         return None
     return int(number), base
+
+
+@dataclass(frozen=True)
+class PostCandidate:
+    """One PR on the head, as far as choosing what to post needs it. A check is per commit and
+    name, so every PR with this head shares it: the choice decides what branch protection sees."""
+
+    base_ref: str
+    protected: bool  # its base is one the operator protects
+    required: bool  # it needs a claim (an agent's PR, or `require-claim: always`)
+    severity: int  # -1 not required, 0 verified (or accepted), 1 unverified, 2 refuted, 9 failed
+
+
+def posting_order(candidates: Sequence[PostCandidate]) -> list[int]:
+    """The indices of the PRs whose checks the commit ends with, in posting order (the last
+    is the commit's latest; the others' checks are posted before them). Only PRs into
+    protected bases when there are any (an agent-made base decides nothing and lowers
+    nothing); only PRs that need a claim when any does (an outsider's PR with the same head
+    neither lowers the check nor, with "not required", raises it); among PRs with the same
+    head into the same base, the best verdict (a fork PR reusing the honest PR's head cannot
+    block it); between bases, the worst posted last, as before."""
+    keep = list(range(len(candidates)))
+    if any(candidates[i].protected for i in keep):
+        keep = [i for i in keep if candidates[i].protected]
+    if any(candidates[i].required for i in keep):
+        keep = [i for i in keep if candidates[i].required]
+    best: dict[str, int] = {}
+    for index in keep:
+        chosen = best.get(candidates[index].base_ref)
+        if chosen is None or candidates[index].severity < candidates[chosen].severity:
+            best[candidates[index].base_ref] = index
+    return sorted(best.values(), key=lambda i: (candidates[i].severity, i))

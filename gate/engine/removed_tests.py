@@ -22,6 +22,7 @@ from gate.claim.model import Claim, VerdictState
 from gate.claim.policy import Policy
 from gate.claim.trust_policy import RemovedTests
 from gate.claim.wording import plural
+from gate.engine.bound_targets import unbound_target_judgements
 from gate.engine.completeness import ci_judgements
 from gate.engine.diff_coverage import judge_diff
 from gate.engine.results import Judgement, Unmet
@@ -74,8 +75,10 @@ def baseline_judgement(
 
 
 def claim_judgements(claim: Claim, facts: Facts, policy: Policy) -> list[Judgement]:
-    """Rules over the claim against the facts: today, that it matches the changed files."""
-    return [] if facts.changed is None else judge_diff(claim, facts.changed, policy)
+    """Rules over the claim against the facts: it matches the changed files, and each
+    mutation whose evidence is bound by its target names one."""
+    diff = [] if facts.changed is None else judge_diff(claim, facts.changed, policy)
+    return diff + unbound_target_judgements(claim)
 
 
 def removed_tests_judgement(

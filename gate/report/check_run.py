@@ -16,7 +16,7 @@ from gate.claim.loader import LoadedClaim
 from gate.claim.model import JSON, VerdictState
 from gate.engine.results import Unmet, Verdict
 from gate.report.markdown import Block, fit_blocks, markdown_blocks
-from gate.report.untrusted import prose
+from gate.report.untrusted import prose, visible
 
 MAX_OUTPUT_CHARS = 65535
 ANNOTATIONS_PER_REQUEST = 50
@@ -54,8 +54,8 @@ class Annotation:
             "start_line": self.line,
             "end_line": self.line,
             "annotation_level": self.level,
-            "title": self.title[:255],
-            "message": self.message[:64000],
+            "title": visible(self.title)[:255],
+            "message": visible(self.message)[:64000],
         }
 
 
@@ -125,16 +125,22 @@ def claim_annotations(
 
 def _title(verdict: Verdict, mode: Mode) -> str:
     prefix = f"{verdict.state}" + (" (observe mode: not blocking)" if mode is Mode.OBSERVE else "")
-    headline = verdict.reason.split(": ", 1)[-1]
+    headline = visible(verdict.reason.split(": ", 1)[-1])
     text = f"{prefix}: {headline}"
     return text if len(text) <= 250 else text[:247] + "..."
 
 
+def record_text(record: Mapping[str, JSON], **layout: Any) -> str:
+    """The record as JSON for the check's text: readable UTF-8, but every invisible format
+    character escaped (`\\u202e` is the same character to a JSON reader)."""
+    return visible(json.dumps(record, ensure_ascii=False, **layout), json_escape=True)
+
+
 def _bounded_text(record: Mapping[str, JSON]) -> str:
-    text = json.dumps(record, indent=2, ensure_ascii=False)
+    text = record_text(record, indent=2)
     if len(text) <= MAX_OUTPUT_CHARS:
         return text
-    compact = json.dumps(record, separators=(",", ":"), ensure_ascii=False)
+    compact = record_text(record, separators=(",", ":"))
     if len(compact) <= MAX_OUTPUT_CHARS:
         return compact
     return (
@@ -191,7 +197,9 @@ MAX_REASON_CHARS = 4000
 
 def _shown(reason: str, limit: int = MAX_REASON_CHARS) -> str:
     """A reason cut to `limit` characters, saying how much was cut (GitHub refuses the whole
-    check run when its summary or text is over 65535 characters)."""
+    check run when its summary or text is over 65535 characters); invisible format
+    characters shown escaped."""
+    reason = visible(reason)
     if len(reason) <= limit:
         return reason
     return reason[:limit] + f" ... ({len(reason) - limit} more characters not shown)"
@@ -231,3 +239,11 @@ def unverified_without_claim_report(
         annotations=(),
         details_url=details_url,
     )
+
+
+def claims_section(considered: Sequence[str]) -> str:
+    """Every claim the gate found for the PR and whether it counted, and why not (a PR-body
+    claim beside a claim file is not read): on the check itself, not only in the job summary."""
+    if not considered:
+        return ""
+    return "\n### Claims found\n\n" + "".join(f"- {prose(line)}\n" for line in considered)

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from gate.claim.model import VerdictState
 from gate.engine.results import worst
-from gate.report.check_run import CheckRunReport, Mode, conclusion_for
+from gate.report.check_run import CheckRunReport, Mode, claims_section, conclusion_for
 from gate.report.markdown import cell
 
 MAX_REASON_CHARS = 500
@@ -19,9 +19,10 @@ MAX_REASON_CHARS = 500
 
 def combined_report(
     *, name: str, head_sha: str, mode: Mode, files: Sequence[tuple[str, VerdictState, str]],
-    details_url: str | None = None,
+    details_url: str | None = None, claims: Sequence[str] = (),
 ) -> CheckRunReport:
-    """`files`: (label, state, reason) of each claim file, each also posted on its own."""
+    """`files`: (label, state, reason) of each claim file, each also posted on its own;
+    `claims`: what was found and whether it counted (gate/report/check_run.py)."""
     state = worst(s for _, s, _ in files)
     counts = {s: sum(1 for _, f, _ in files if f is s) for s in VerdictState}
     tally = ", ".join(f"{n} {s}" for s, n in counts.items() if n)
@@ -32,7 +33,7 @@ def combined_report(
         f"## Completion claims: {state} (the worst of {len(files)} claim files)\n\n"
         f"Each claim file has its own check, `{cell(name)} (file)`; this one is the worst of"
         " them.\n\n| claim file | verdict | reason |\n| --- | --- | --- |\n"
-        + "\n".join(rows) + "\n"
+        + "\n".join(rows) + "\n" + claims_section(claims)
     )
     title = f"{state}: {len(files)} claim files ({tally})"
     if mode is Mode.OBSERVE:

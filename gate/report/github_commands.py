@@ -13,10 +13,12 @@ from collections.abc import Mapping
 
 from gate.claim.model import Claim, VerdictState
 from gate.engine.results import Verdict
+from gate.report.untrusted import visible
 
 
 def escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """As the runner unescapes it; invisible format characters shown escaped (bidi)."""
+    return visible(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def escape_property(text: str) -> str:

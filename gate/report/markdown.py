@@ -16,7 +16,14 @@ from gate.claim.model import Claim, VerdictState
 from gate.claim.timefmt import format_rfc3339
 from gate.claim.wording import plural
 from gate.engine.results import Verdict
-from gate.report.untrusted import FIELD_CHARS, OUTCOME_CHARS, REASON_CHARS, code, prose
+from gate.report.untrusted import (
+    FIELD_CHARS,
+    OUTCOME_CHARS,
+    REASON_CHARS,
+    code,
+    prose,
+    visible,
+)
 
 _TITLE = {
     VerdictState.VERIFIED: "✅ verified",
@@ -38,8 +45,9 @@ class Block:
 
 
 def cell(text: str) -> str:
-    """Make text safe inside a markdown table cell."""
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\r", " ").replace("\n", " ")
+    """Make text safe inside a markdown table cell (invisible format characters escaped)."""
+    shown = visible(text).replace("\\", "\\\\").replace("|", "\\|")
+    return shown.replace("\r", " ").replace("\n", " ")
 
 
 def markdown_blocks(

@@ -8,6 +8,7 @@ from gate.claim.model import Claim, VerdictState
 from gate.claim.timefmt import format_rfc3339
 from gate.claim.wording import plural
 from gate.engine.results import Verdict
+from gate.report.untrusted import visible
 
 _HEADLINE = {
     VerdictState.VERIFIED: "VERIFIED",
@@ -22,8 +23,9 @@ _LINE_BREAKING = re.compile("[\x00-\x08\x0a-\x1f\x7f\x85\u2028\u2029]")
 
 def _one_line(text: str) -> str:
     """The agent's text stays on its line: in a GitHub Actions log a line that starts with
-    `::` is a workflow command, so a claim must not be able to start one."""
-    return _LINE_BREAKING.sub(lambda found: repr(found.group())[1:-1], text)
+    `::` is a workflow command, so a claim must not be able to start one; a bidi control
+    or zero-width character is shown escaped, so it cannot reorder the gate's words."""
+    return visible(_LINE_BREAKING.sub(lambda found: repr(found.group())[1:-1], text))
 
 
 def render_text(claim: Claim, verdict: Verdict, source: str) -> str:

@@ -6,12 +6,15 @@ and the engine's reasons that quote them. Raw, that text could draw a heading th
 verdict, load an image from another host, plant a link, or @mention someone. So every field
 that is not the gate's own template goes through `prose` (escaped text) or `code` (an inline
 code span nothing can break out of), both on one line and capped with a visible
-"… (N more characters not shown)".
+"… (N more characters not shown)". Invisible format characters (bidi overrides and isolates,
+zero-width spaces and joiners, tag characters: Unicode's `Cf`) are shown as `\\u202e`: raw,
+they could reorder the gate's own words in a reason line or hide text (`visible`).
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 
 ZWSP = "\u200b"  # breaks an autolink or an emoji shortcode without showing
 ZWJ = "\u200d"  # after '@': not a mention, not an e-mail address
@@ -40,8 +43,29 @@ def capped(text: str, limit: int) -> tuple[str, str]:
     return text[:limit], f" … ({len(text) - limit} more characters not shown)"
 
 
+def _shown_as(char: str, json_escape: bool) -> str:
+    point = ord(char)
+    if point <= 0xFFFF:
+        return f"\\u{point:04x}"
+    if not json_escape:
+        return f"\\U{point:08x}"
+    point -= 0x10000  # JSON spells a character beyond the BMP as its UTF-16 surrogates
+    return f"\\u{0xD800 + (point >> 10):04x}\\u{0xDC00 + (point & 0x3FF):04x}"
+
+
+def visible(text: str, *, json_escape: bool = False) -> str:
+    """Every invisible format character (`Cf`: bidi controls, zero-width characters, tag
+    characters) as its escape, so it can neither reorder nor hide what is around it.
+    `json_escape`: for JSON text, where `\\uXXXX` is the same character (the record keeps
+    its meaning)."""
+    if text.isascii():
+        return text
+    return "".join(_shown_as(c, json_escape) if unicodedata.category(c) == "Cf" else c
+                   for c in text)
+
+
 def _one_line(text: str) -> str:
-    return _CONTROL.sub("", _LINE_BREAKS.sub(" ", text))
+    return visible(_CONTROL.sub("", _LINE_BREAKS.sub(" ", text)))
 
 
 def escape(text: str) -> str:

@@ -88,6 +88,10 @@ def _optional_time(value: Any, what: str) -> datetime | None:
     return None if value is None else _time(value, what)
 
 
+def _account_id(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
 #: What reading a field of an answer raises when GitHub (or a proxy) sent another shape.
 _MALFORMED = (KeyError, TypeError, ValueError, AttributeError, IndexError)
 _Method = TypeVar("_Method", bound=Callable[..., Any])
@@ -292,6 +296,7 @@ class GitHubApi:
                 body=str(raw.get("body") or ""),
                 commit_id=str(raw.get("commit_id") or ""),
                 submitted_at=_optional_time(raw.get("submitted_at"), f"review {raw['id']}"),
+                user_id=_account_id((raw.get("user") or {}).get("id")),
             )
             for raw in self._pages(f"{self._repo}/pulls/{number}/reviews", {}, None)
         ]

@@ -93,8 +93,13 @@ def _for_another_pull(
     if pull_number is None or run.event not in _PULL_EVENTS:
         return None
     if run.pull_numbers:
-        if pull_number in run.pull_numbers:
+        if run.pull_numbers == (pull_number,):
             return None
+        listed = ", ".join(f"#{n}" for n in run.pull_numbers if n != pull_number)
+        if pull_number in run.pull_numbers:  # open PRs with this head: not which one it ran for
+            return (f"{run_label(run)} cannot be tied to #{pull_number}: {listed} also hold"
+                    " this head commit, and GitHub does not say which pull request a run was"
+                    " made for; not counted")
         listed = ", ".join(f"#{n}" for n in run.pull_numbers)
         return (f"{run_label(run)} ran for pull request {listed}, not #{pull_number}: its"
                 " workflow came from that PR's base branch, so it is not this PR's evidence")
@@ -202,7 +207,8 @@ def collect_ci_evidence(
                     inputs.append((f"artifact {artifact.name} of run {run.id} (zip)",
                                    result.zip_sha256))
                 if result.junit is not None:
-                    junit_runs.append((run.path, result.junit))
+                    if result.unread is None:  # a partial test set is never compared
+                        junit_runs.append((run.path, result.junit))
                     failing.extend(result.junit.failing)
                     inputs.extend((f"artifact {artifact.name}: {f.path}", f.sha256)
                                   for f in result.junit.files)
@@ -282,13 +288,17 @@ def _artifact_evidence(
     destination = scratch / f"run-{run.id}-artifact-{artifact.id}"
     try:
         members = extract_members(data, label, destination)
-        files, skipped = _read_members(members, label, requested, identities, options)
+        files, skipped, broken = _read_members(members, label, requested, identities, options)
     except InvalidInput as exc:
         # A broken or hostile artifact is not evidence; the reason is shown, never a pass,
         # and it is recorded as not read, so another passing artifact cannot outvote it.
         return _ArtifactResult(item=_broken(run, artifact, label, str(exc), pull_number),
                                zip_sha256=hashlib.sha256(data).hexdigest(),
                                unread=(label, str(exc)))
+    unread = (label, "; ".join(broken)) if broken else None
+    if not files and unread is not None:
+        return _ArtifactResult(item=_broken(run, artifact, label, unread[1], pull_number),
+                               zip_sha256=hashlib.sha256(data).hexdigest(), unread=unread)
     if not files:
         return _ArtifactResult(note=f"{label} holds no JUnit XML file"
                                + "".join(f"; {note}" for note in skipped))
@@ -304,24 +314,29 @@ def _artifact_evidence(
     return _ArtifactResult(item=replace(item, evidence=evidence, source=label,
                                        producer=_producer(run, pull_number)), junit=junit,
                            note="; ".join(skipped) or None,
-                           zip_sha256=hashlib.sha256(data).hexdigest())
+                           zip_sha256=hashlib.sha256(data).hexdigest(), unread=unread)
 
 
 def _read_members(
     members: Sequence[ExtractedMember], label: str, requested: Sequence[str],
     identities: int | None, options: JUnitOptions,
-) -> tuple[tuple[JUnitFile, ...], tuple[str, ...]]:
-    """Every member read; one whose root is not JUnit is skipped with a note (malformed XML
-    raises InvalidInput, which makes the whole artifact unreadable: never dropped)."""
+) -> tuple[tuple[JUnitFile, ...], tuple[str, ...], tuple[str, ...]]:
+    """(files read, notes of members skipped as not JUnit, problems of members that could not
+    be read). Each member is read on its own: a malformed sibling is recorded as not read
+    (the artifact then never supports verified) and never hides what the readable files say,
+    so a failing test in one of them still refutes."""
     files: list[JUnitFile] = []
     skipped: list[str] = []
+    broken: list[str] = []
     for member in members:
         try:
             files.append(read_junit_file(member.path, requested, source=f"{label}: {member.name}",
                                          identities=identities, options=options))
         except NotJUnit as exc:
             skipped.append(f"skipped, not a JUnit report: {exc}")
-    return tuple(files), tuple(skipped)
+        except InvalidInput as exc:
+            broken.append(f"{member.name} could not be read: {exc}")
+    return tuple(files), tuple(skipped), tuple(broken)
 
 
 MAX_COMMIT_LOOKUPS = 3

@@ -95,7 +95,8 @@ def find_claims(
     label = f"PR #{pr_number} body"
     if found:
         if blocks:
-            considered.append(f"{label}: not read: this PR's claim files take precedence")
+            considered.append(f"{label}: ignored: its ```completion-claim block is not read"
+                              " because this PR has a claim file, which takes precedence")
         return ClaimSearch(tuple(found), tuple(considered))
     if len(blocks) > 1:
         problem = (f"the PR body holds {len(blocks)} ```completion-claim blocks; a PR has one"

@@ -13,7 +13,9 @@ history is read, so another account's later status hides nothing (a named creato
 `failure` stays a contradiction until a named creator posts a newer `success`). A named
 creator's `success` satisfies endpoint_health only when the policy opts in
 (`deployment_success_counts: true`). The environment URL the probes use comes from the same
-trusted statuses only: nobody else can point a probe at a host they control.
+trusted statuses only: nobody else can point a probe at a host they control. A deploy
+mutation is covered only by deployments to the environment it names: one naming none is
+covered by none (the engine says to name it), never by whichever environment deployed.
 """
 
 from __future__ import annotations
@@ -68,7 +70,7 @@ def _item(
 ) -> EvidenceItem:
     covers = tuple(
         m.id for m in claim.mutations
-        if m.kind == "deploy" and (m.target is None or m.target == deployment.environment)
+        if m.kind == "deploy" and m.target == deployment.environment  # never an unnamed one
     )
     evidence = Evidence(
         check_type=CheckType.ENDPOINT_HEALTH,

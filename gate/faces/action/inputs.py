@@ -46,7 +46,7 @@ class ActionInputs:
     app_private_key: str = ""
     #: Base branches a PR may be verified into (empty: the repository's default branch).
     protected_bases: tuple[str, ...] = ()
-    agent_presets: tuple[str, ...] = ()  # names from gate/faces/action/agents.py PRESETS
+    agent_presets: tuple[str, ...] = ()  # names from gate/claim/agents.py PRESETS
 
 
 @dataclass(frozen=True)

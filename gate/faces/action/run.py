@@ -1,72 +1,34 @@
-"""One run of the action on one PR: collect → decide → report, with GitHub injected.
+"""One run of the action: the PRs the event names, decided by the pipeline, then posted.
 
-The PR, its claim and the policy are read through the API (the policy from the base
-branch, the claim at the head SHA); evidence comes from CI artifacts, workspace JUnit files
-and deployment statuses, judged by who could have shaped it (`gathering`); each claim file
-gets its own check run; the worst verdict sets the step's outputs and exit code.
+The face reads its inputs, the runner's context and the event, builds the pipeline's
+`PullOptions`, calls `decide_pulls` once (gate/pipeline_pull.py: every rule that changes what is
+posted lives there or in the engine) and posts the checks in the order it returns; the chosen
+PRs' verdicts set the step's outputs and exit code.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
-from gate.claim.errors import CouldNotDecide, GateError, InvalidInput
+from gate.claim.agents import AgentRule
+from gate.claim.errors import CouldNotDecide, InvalidInput
 from gate.claim.github_facts import PullRequestRef
-from gate.claim.history_facts import PriorHistory
-from gate.claim.model import CheckType, VerdictState
-from gate.claim.policy import Policy
-from gate.claim.policy_parse import parse_policy_text
-from gate.claim.trust_policy import RemovedTests
-from gate.engine.bases import external_id, protected_bases, refuse_base
-from gate.engine.removed_tests import removal_lines
-from gate.engine.results import SEVERITY, Verdict, worst
-from gate.evidence.github.api import CheckRunForbidden, GitHubApi
-from gate.evidence.github.claims import ClaimSearch, FoundClaim, find_claims, load_found
-from gate.evidence.github.deployments import deployed_urls
+from gate.claim.model import VerdictState
+from gate.engine.results import worst
+from gate.evidence.github.api import GitHubApi
 from gate.evidence.github.event import Trigger
-from gate.evidence.github.gathering import (
-    CiSources,
-    PullEvidence,
-    PullFacts,
-    changed_paths,
-    pull_facts,
-)
-from gate.evidence.github.history import read_history
-from gate.evidence.interface import Collector
-from gate.evidence.probe.collect import Probes
-from gate.evidence.probe.observe import ProbeContext, ProbeIO
-from gate.faces.action.acceptance import review_override, with_override
-from gate.faces.action.agents import AgentRule
+from gate.evidence.probe.observe import ProbeIO
 from gate.faces.action.attestation_file import DecidedFile
 from gate.faces.action.inputs import ActionInputs, RunnerContext
 from gate.faces.action.posting import ApiPoster, Poster, Published
 from gate.faces.action.posting import post_check_run as post_check_run  # its old home
-from gate.pipeline import EXIT_FOR_STATE, Decision, exit_code_for, run
-from gate.report.check_run import (
-    Annotation,
-    CheckRunReport,
-    Mode,
-    build_check_run,
-    failure_report,
-    unverified_without_claim_report,
-)
-from gate.report.combined import combined_report
-from gate.report.history import HEADING, history_json, history_lines, history_markdown
-from gate.report.record import completed_record
-from gate.report.renderers import RenderInput, render
-from gate.report.untrusted import prose
-from gate.report.verification import verification_summary
-
-
-def action_default_policy() -> Policy:
-    """Without a policy input: a CI test run is required and may count for a day (it is
-    bound to its commit); short ages belong to live checks."""
-    return Policy(id="claim-gate-action-default", requires=(CheckType.TEST_RUN,),
-                  source="built-in (action)")
+from gate.pipeline import EXIT_FOR_STATE, exit_code_for
+from gate.pipeline_pull import PullOptions, decide_pulls
+from gate.pipeline_pull_report import DecidedClaim, Shown
+from gate.report.check_run import CheckRunReport, Mode
 
 
 @dataclass(frozen=True)
@@ -79,31 +41,16 @@ class GateOutcome:
     verdict_exit: int = 0  # the verdict's exit code whatever the mode (`claim-gate scan`)
 
 
-def _is_inline(policy: str) -> bool:
-    return "\n" in policy or policy.lstrip().startswith("{") or policy.startswith("id:")
-
-
-def load_action_policy(api: GitHubApi, value: str, base_ref: str) -> Policy:
-    """The owner's policy: inline in the workflow, or a file on the PR's base branch."""
-    if not value:
-        return action_default_policy()
-    if _is_inline(value):
-        return parse_policy_text(value, "the action's `policy` input")
-    data = api.file_at(value, base_ref)
-    if data is None:
-        raise InvalidInput(
-            f"{value}@{base_ref}", None, "the policy file does not exist on the base branch",
-            "commit it to the base branch; a policy is never read from the PR",
-        )
-    return parse_policy_text(data.decode("utf-8", errors="replace"), f"{value}@{base_ref}")
-
-
-def claim_required(inputs: ActionInputs, pull: PullRequestRef, api: GitHubApi) -> bool:
-    """`agents`: by account id, app, login or branch (gate/faces/action/agents.py)."""
-    if inputs.require_claim == "always":
-        return True
-    rule = AgentRule.parse(inputs.agent_authors, inputs.agent_presets, inputs.agent_branches)
-    return rule.gated_because(pull, lambda: api.pull_app(pull.number)) is not None
+def pull_options(inputs: ActionInputs, runner: RunnerContext) -> PullOptions:
+    """The pipeline's options from the action's inputs and the runner's context."""
+    own_run = int(runner.run_id) if runner.run_id and runner.run_id.isdigit() else None
+    return PullOptions(
+        Shown(inputs.check_name, inputs.mode, runner.details_url), inputs.claim_path,
+        inputs.policy,
+        AgentRule.parse(inputs.agent_authors, inputs.agent_presets, inputs.agent_branches),
+        inputs.require_claim == "always", inputs.protected_bases, inputs.trusted_verifiers,
+        inputs.artifact_names, inputs.junit, runner.workspace, runner.workflow_path, own_run,
+        int(inputs.app_id) if inputs.app_id else None)
 
 
 def resolve_pulls(api: GitHubApi, trigger: Trigger, inputs: ActionInputs) -> list[PullRequestRef]:
@@ -136,39 +83,6 @@ def resolve_pulls(api: GitHubApi, trigger: Trigger, inputs: ActionInputs) -> lis
     return current
 
 
-@dataclass(frozen=True)
-class _Decided:
-    found: FoundClaim
-    report: CheckRunReport
-    verdict: Verdict | None
-    record_json: str | None
-    summary: str
-    accepted: bool = False  # a maintainer accepted the verdict (it stays as decided)
-    timeline_svg: str | None = None  # the time line picture (`timeline-svg` output)
-
-
-@dataclass(frozen=True)
-class _Part:
-    """What one PR's decision posts: its checks, its decided claims, and any failure."""
-
-    reports: list[CheckRunReport]
-    decided: list[_Decided]
-    not_required: bool = False
-    error: GateError | None = None
-
-    @property
-    def rank(self) -> int:
-        """Best first: the worst part's check is posted last, so it is the commit's latest."""
-        if self.error is not None:
-            return 9
-        if self.not_required:
-            return -1
-        states = [d.verdict.state for d in self.decided if d.verdict is not None]
-        if not self.decided or any(d.verdict is None for d in self.decided):
-            states.append(VerdictState.UNVERIFIED)
-        return max(SEVERITY[s] for s in states)
-
-
 def run_gate(
     *,
     api: GitHubApi,
@@ -181,21 +95,19 @@ def run_gate(
     poster: Poster | None = None,
 ) -> GateOutcome:
     """`probe_io`: how the policy's live probes reach the world (None: no probes run);
-    `poster`: where the check runs and the step's files go (default: the Action's).
-    Each PR the event names is decided on its own; the worst decides the step."""
+    `poster`: where the check runs and the step's files go (default: the Action's)."""
     poster = poster or ApiPoster(api, runner, emit)
-    pulls = resolve_pulls(api, trigger, inputs)
-    parts = sorted((_judge_pull(api, pull, inputs, runner, clock, probe_io,
-                                _before(trigger, pull)) for pull in pulls),
-                   key=lambda part: part.rank)
+    plan = decide_pulls(api, resolve_pulls(api, trigger, inputs), pull_options(inputs, runner),
+                        clock, probe_io, lambda pull: _before(trigger, pull))
+    chosen, parts = plan.chosen, plan.in_order
     reports = [r for part in parts for r in part.reports]
-    decided = [d for part in parts for d in part.decided]
-    errors = [part.error for part in parts if part.error is not None]
+    decided = [d for part in chosen for d in part.decided]
+    errors = [part.error for part in chosen if part.error is not None]
     loose = [r for part in parts for r in part.reports  # shown beside the decided claims
              if not part.decided or (len(part.decided) > 1 and r.name == inputs.check_name)]
     outcome = _finish(poster, reports, decided, clock, inputs,
-                      not_required=all(part.not_required for part in parts),
-                      undecided=any(not p.decided and not p.not_required for p in parts),
+                      not_required=all(part.not_required for part in chosen),
+                      undecided=any(not p.decided and not p.not_required for p in chosen),
                       loose=loose)
     if errors:
         code = exit_code_for(errors[0])
@@ -209,198 +121,6 @@ def _before(trigger: Trigger, pull: PullRequestRef) -> str | None:
     if trigger.pull is None or trigger.pull.number != pull.number:
         return None
     return trigger.before if trigger.head_sha == pull.head_sha else None
-
-
-def _judge_pull(
-    api: GitHubApi, pull: PullRequestRef, inputs: ActionInputs, runner: RunnerContext,
-    clock: Callable[[], datetime], probe_io: ProbeIO | None, before: str | None = None,
-) -> _Part:
-    """One PR: not required, into an unprotected base, no claim, or each claim decided."""
-    head_sha, details_url = pull.head_sha, runner.details_url
-    decided_for = external_id(pull.number, pull.base_ref)
-    part = _Part([], [])
-    try:
-        if not claim_required(inputs, pull, api):
-            report = replace(
-                unverified_without_claim_report(
-                    name=inputs.check_name, head_sha=head_sha, mode=inputs.mode,
-                    reason="no claim required", details_url=details_url),
-                conclusion="neutral",
-                title="no claim required: the PR's author and branch are not an agent's",
-            )
-            part = _Part([report], [], not_required=True)
-        elif refused := refuse_base(
-                pull.base_ref, protected_bases(inputs.protected_bases, pull.default_branch)):
-            part = _Part([unverified_without_claim_report(
-                name=inputs.check_name, head_sha=head_sha, mode=inputs.mode,
-                reason=refused, details_url=details_url)], [])
-        else:
-            part = _decide_pull(api, pull, inputs, runner, clock, probe_io, before)
-    except CheckRunForbidden:
-        raise
-    except (InvalidInput, CouldNotDecide) as exc:
-        part = _Part([failure_report(name=inputs.check_name, head_sha=head_sha, reason=str(exc),
-                                     mode=inputs.mode, details_url=details_url)], [], error=exc)
-    return replace(part, reports=[replace(r, external_id=decided_for) for r in part.reports])
-
-
-def _decide_pull(
-    api: GitHubApi, pull: PullRequestRef, inputs: ActionInputs, runner: RunnerContext,
-    clock: Callable[[], datetime], probe_io: ProbeIO | None, before: str | None = None,
-) -> _Part:
-    """A PR into a protected base: the policy from that base, each claim file decided."""
-    head_sha, details_url = pull.head_sha, runner.details_url
-    policy = load_action_policy(api, inputs.policy, pull.base_ref).trusting(
-        inputs.trusted_verifiers
-    )
-    changed = changed_paths(api, pull)
-    search = find_claims(api, inputs.claim_path, head_sha, pull.body, pull.number, changed)
-    if not search.found:
-        return _Part([unverified_without_claim_report(
-            name=inputs.check_name, head_sha=head_sha, mode=inputs.mode,
-            reason=f"no completion claim for this PR: this PR adds or modifies no"
-            f" {inputs.claim_path} and its body has no ```completion-claim block"
-            + "".join(f"; {note}" for note in search.considered), details_url=details_url,
-        )], [])
-    changed = replace(changed, claim_files=tuple(f.repo_path for f in search.found
-                                                 if f.repo_path))
-    facts = pull_facts(api, pull, policy.trust, inputs.check_name, changed)
-    judged = [_judge_claim(api, claim_file, policy, inputs, runner, facts, clock, details_url,
-                           search, probe_io) for claim_file in search.found]
-    # Information for the reviewer, read only once every claim is decided (its calls and
-    # their waits cannot age the evidence) and never given to `run`.
-    prior = read_history(api, pull, check_name=inputs.check_name,
-                         app_id=int(inputs.app_id) if inputs.app_id else None,
-                         decided_for=external_id(pull.number, pull.base_ref), before=before)
-    decided = [j if isinstance(j, _Decided) else
-               _report_claim(api, j, policy, inputs, facts, details_url, search, prior)
-               for j in judged]
-    reports = [d.report for d in decided]
-    if len(decided) > 1:  # the configured name, always, with the worst verdict (posted last)
-        reports.append(combined_report(
-            name=inputs.check_name, head_sha=head_sha, mode=inputs.mode,
-            details_url=details_url, files=[
-                (d.found.label, d.verdict.state if d.verdict else VerdictState.UNVERIFIED,
-                 d.verdict.reason if d.verdict else d.report.text) for d in decided]))
-    return _Part(reports, decided)
-
-
-@dataclass(frozen=True)
-class _Judged:
-    """One claim file decided, before its reports are built."""
-
-    found: FoundClaim
-    decision: Decision
-
-
-def _check_name(found: FoundClaim, inputs: ActionInputs, search: ClaimSearch) -> str:
-    several = len(search.found) > 1
-    return f"{inputs.check_name} ({found.repo_path or 'PR body'})" if several \
-        else inputs.check_name
-
-
-def _judge_claim(
-    api: GitHubApi,
-    found: FoundClaim,
-    policy: Policy,
-    inputs: ActionInputs,
-    runner: RunnerContext,
-    facts: PullFacts,
-    clock: Callable[[], datetime],
-    details_url: str | None,
-    search: ClaimSearch,
-    probe_io: ProbeIO | None,
-) -> _Decided | _Judged:
-    """Collect and decide one claim file (an unreadable one is reported at once)."""
-    head_sha = facts.pull.head_sha
-    name = _check_name(found, inputs, search)
-    try:
-        loaded = load_found(found)
-    except InvalidInput as exc:
-        report = unverified_without_claim_report(
-            name=name, head_sha=head_sha, mode=inputs.mode,
-            reason=f"the completion claim cannot be read: {exc}", details_url=details_url,
-        )
-        if found.repo_path:
-            line = int(exc.place.split(":")[0]) if exc.place and exc.place[0].isdigit() else 1
-            report = replace(report, annotations=(Annotation(
-                path=found.repo_path, line=line, level="failure",
-                title="invalid completion claim", message=report.text),))
-        return _Decided(found, report, None, None, report.summary)
-    own_run = int(runner.run_id) if runner.run_id and runner.run_id.isdigit() else None
-    collectors: list[Collector] = [PullEvidence(api, facts, CiSources(
-        inputs.artifact_names, inputs.junit, runner.workspace, runner.workflow_path,
-        own_run_id=own_run))]
-    if probe_io is not None and policy.probes is not None:
-        collectors.append(Probes(ProbeContext(
-            head_sha=head_sha, environment_urls=deployed_urls(
-                facts.deployments, facts.trust.deployment_creators)), probe_io))
-    return _Judged(found, run(loaded, policy, collectors, clock))
-
-
-def _report_claim(
-    api: GitHubApi,
-    judged: _Judged,
-    policy: Policy,
-    inputs: ActionInputs,
-    facts: PullFacts,
-    details_url: str | None,
-    search: ClaimSearch,
-    prior: PriorHistory,
-) -> _Decided:
-    """The check run, record and summary of a decided claim, with the PR's history."""
-    found, loaded = judged.found, judged.decision.loaded
-    verdict, ci = judged.decision.verdict, judged.decision.observed
-    head_sha = facts.pull.head_sha
-    name = _check_name(found, inputs, search)
-    if ci.pull is None or ci.pull.arrival is None:
-        raise CouldNotDecide("GitHub's collector recorded no arrival for the head")
-    record = completed_record(loaded.document.raw, verdict)
-    kept = history_json(prior, head_sha, str(verdict.state), verdict.decided_at)
-    history = history_lines(kept)
-    record["x-claim-gate-notes"] = list(ci.notes)
-    record["x-claim-gate-claims"] = list(search.considered)
-    record["x-verification"] = verification_summary(
-        repository=api.repository, pull=facts.pull, verdict=verdict, claim_label=found.label,
-        claim_bytes=found.data, inputs=ci.inputs,
-        arrival=ci.pull.arrival, comparisons=ci.test_sets) | {"history": kept}
-    removed = removal_lines(ci.test_sets)
-    test_annotations = [
-        Annotation(path=t.file, line=t.line or 1, level="failure",
-                   title=f"{t.outcome.label}: {t.identity}", message=t.message or t.identity)
-        for t in ci.failing if t.file
-    ] + [
-        Annotation(path=found.repo_path or ".claim.json", line=1,
-                   level="warning" if facts.trust.removed_tests is RemovedTests.WARN
-                   else "failure", title="tests removed or skipped", message=line)
-        for line in removed
-    ]
-    report = build_check_run(
-        name=name, head_sha=head_sha, verdict=verdict, loaded=loaded,
-        claim_repo_path=found.repo_path or ".claim.json", record=record, mode=inputs.mode,
-        links=ci.links, extra_annotations=test_annotations, details_url=details_url,
-        sections=[("Tests removed or skipped on the head", removed), ("Not counted", ci.notes),
-                  (HEADING, history)],
-    )
-    shown = RenderInput(loaded, verdict, label=found.label, links=ci.links,
-                        arrival=ci.pull.arrival)
-    summary = _job_summary(render("markdown", shown), removed, ci.notes, search.considered,
-                           history)
-    accepted = review_override(api, facts.pull, verdict, policy, inputs.agent_authors)
-    report, summary = with_override(accepted, report, record, summary, inputs.mode)
-    return _Decided(found, report, verdict, json.dumps(record, indent=2), summary,
-                    accepted.override is not None, render("svg", shown))
-
-
-def _job_summary(summary: str, removed: Sequence[str], notes: Sequence[str],
-                 considered: Sequence[str], history: list[str]) -> str:
-    if removed:
-        summary += "\n### Tests removed or skipped on the head\n\n" + "\n".join(
-            f"- {prose(line)}" for line in removed) + "\n"
-    if notes:
-        summary += "\n### Not counted\n\n" + "\n".join(f"- {prose(n)}" for n in notes) + "\n"
-    summary += "\n### Claims found\n\n" + "".join(f"- {prose(n)}\n" for n in considered)
-    return summary + history_markdown(history)
 
 
 MAX_SUMMARY_RECORD_CHARS = 200_000
@@ -423,7 +143,7 @@ def record_details(record_json: str | None) -> str:
 def _finish(
     poster: Poster,
     reports: Sequence[CheckRunReport],
-    decided: Sequence[_Decided],
+    decided: Sequence[DecidedClaim],
     clock: Callable[[], datetime],
     inputs: ActionInputs,
     not_required: bool = False,

@@ -87,19 +87,26 @@ class AgentRule:
         globs = [*branches, *(b for agent in chosen for b in agent.branches)]
         return cls(tuple(logins), frozenset(ids), frozenset(apps), tuple(dict.fromkeys(globs)))
 
+    def account_is_agent(self, login: str, account_id: int | None) -> str | None:
+        """Why an account is an agent's (by id, by the bot of an agent app, by login), or
+        None: the one test for a PR's author and for a reviewer who would accept a claim."""
+        lowered = login.lower()
+        if account_id is not None and account_id in self.ids:
+            return f"account id {account_id} is an agent's"
+        bot_app = lowered.removesuffix("[bot]") if lowered.endswith("[bot]") else None
+        if bot_app is not None and bot_app in self.apps:
+            return f"{login} is the bot of the agent app {bot_app!r}"
+        if any(fnmatchcase(lowered, _login_glob(glob)) for glob in self.logins):
+            return f"{login} matches an agent login"
+        return None
+
     def gated_because(
         self, pull: PullRequestRef, performed_by: Callable[[], str | None]
     ) -> str | None:
         """Why the PR is an agent's, or None. `performed_by` reads the App that opened it
         (asked only when nothing else matched); if it cannot be read, the PR is gated."""
-        login = pull.author.lower()
-        if pull.author_id is not None and pull.author_id in self.ids:
-            return f"its author's account id {pull.author_id} is an agent's"
-        bot_app = login.removesuffix("[bot]") if login.endswith("[bot]") else None
-        if bot_app is not None and bot_app in self.apps:
-            return f"its author {pull.author} is the bot of the agent app {bot_app!r}"
-        if any(fnmatchcase(login, _login_glob(glob)) for glob in self.logins):
-            return f"its author {pull.author} matches an agent login"
+        if (why := self.account_is_agent(pull.author, pull.author_id)) is not None:
+            return f"its author's {why}" if why.startswith("account") else f"its author {why}"
         if any(fnmatchcase(pull.head_ref, glob) for glob in self.branches):
             return f"its branch {pull.head_ref} matches an agent branch glob"
         if not self.apps:
