@@ -7,7 +7,7 @@ where loading the inputs, the engine and the chosen reporter meet.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from enum import IntEnum
 from pathlib import Path
@@ -18,6 +18,7 @@ from gate.claim.loader import DEFAULT_MAX_CLAIM_BYTES, LoadedClaim
 from gate.claim.model import VerdictState
 from gate.claim.policy import Policy, default_policy
 from gate.claim.policy_parse import load_policy
+from gate.claim.subject import Subject
 from gate.engine.decide import decide
 from gate.engine.results import Verdict
 from gate.evidence.branch_changes import BranchChanges, MadeByTheTestJob
@@ -142,11 +143,17 @@ def run(
     policy: Policy,
     collectors: Sequence[Collector],
     clock: Callable[[], datetime],
+    subject: Subject | None = None,
+    reread: Callable[[], Subject] | None = None,
 ) -> Decision:
     """collect -> decide: the only place `decide` is called. The decision time is read after
-    the observations arrived, never before."""
+    the observations arrived, never before. `subject`: what this decision is about (the
+    collectors were given it too); `reread`: the subject as it is once everything was
+    observed (a PR read again), so a head or base that moved meanwhile supersedes it."""
     observed = gather(collectors, loaded, policy)
-    verdict = decide(loaded.claim, observed.facts(), policy, clock())
+    facts = replace(observed.facts(), subject=subject,
+                    reread=reread() if reread is not None else None)
+    verdict = decide(loaded.claim, facts, policy, clock())
     return Decision(loaded, verdict, observed)
 
 

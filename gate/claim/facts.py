@@ -82,6 +82,9 @@ class Facts:
     subject: Subject | None = None
     #: What the gate read of the change's own files: reach into the test machinery.
     change: ChangeReading | None = None
+    #: The subject as read again once everything was observed: a head or base that moved
+    #: means the facts are about a PR state that is gone (`superseded`).
+    reread: Subject | None = None
 
     @classmethod
     def of(cls, items: Iterable[EvidenceItem]) -> Facts:

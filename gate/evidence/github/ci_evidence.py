@@ -27,6 +27,7 @@ from gate.claim.github_facts import Artifact, WorkflowRun, run_label
 from gate.claim.junit_facts import FailingTest, JUnitFile, JUnitRun
 from gate.claim.junit_options import JUnitOptions
 from gate.claim.model import CheckType, Evidence, Verifier, VerifierKind
+from gate.claim.subject import Binding
 from gate.claim.timefmt import format_rfc3339
 from gate.evidence.artifact_zip import ExtractedMember, extract_members
 from gate.evidence.github.api import ArtifactGone, GitHubApi
@@ -73,14 +74,12 @@ _PULL_EVENTS = frozenset({"pull_request", "pull_request_target"})
 def _other_pulls(
     api: GitHubApi, runs: Sequence[WorkflowRun], head_sha: str, pull_number: int | None
 ) -> frozenset[int] | None:
-    """Open PRs other than ours whose head is this commit, asked only when a pull_request
-    run does not say which PR it ran for (fork PRs); None when that could not be learnt."""
-    if pull_number is None or not any(
-        run.event in _PULL_EVENTS and not run.pull_numbers for run in runs
-    ):
+    """Every PR other than ours, open, closed or merged (forks' too), whose commits hold the
+    head, asked when a pull_request run is on it; None when that could not be learnt."""
+    if pull_number is None or not any(run.event in _PULL_EVENTS for run in runs):
         return frozenset()
     try:
-        return frozenset(n for n in api.pulls_for_commit(head_sha) if n != pull_number)
+        return frozenset(n for n in api.pulls_with_commit(head_sha) if n != pull_number)
     except CouldNotDecide:
         return None
 
@@ -88,23 +87,23 @@ def _other_pulls(
 def _for_another_pull(
     run: WorkflowRun, pull_number: int | None, others: frozenset[int] | None
 ) -> str | None:
-    """Runs belong to a commit, not a PR: a second PR with the same head (into a base the
-    agent controls, with its own workflow) must not lend its run to ours."""
+    """Runs belong to a commit, not a PR, and `run.pull_requests` names only the open PRs
+    whose head matches now: a second PR with the same head (into a base the agent controls,
+    with its own workflow), even one closed before the gate looks, must not lend its run."""
     if pull_number is None or run.event not in _PULL_EVENTS:
         return None
-    if run.pull_numbers:
-        if pull_number in run.pull_numbers:
-            return None
+    if run.pull_numbers and pull_number not in run.pull_numbers:
         listed = ", ".join(f"#{n}" for n in run.pull_numbers)
         return (f"{run_label(run)} ran for pull request {listed}, not #{pull_number}: its"
                 " workflow came from that PR's base branch, so it is not this PR's evidence")
     if others is None:
-        return (f"{run_label(run)} does not say which pull request it ran for, and the open"
-                " pull requests on this commit could not be listed: not counted")
+        return (f"{run_label(run)} cannot be tied to #{pull_number}: the pull requests that"
+                " hold this commit could not be listed; not counted")
     if others:
         listed = ", ".join(f"#{n}" for n in sorted(others))
-        return (f"{run_label(run)} does not say which pull request it ran for, and"
-                f" {listed} share this head commit: not counted")
+        return (f"{run_label(run)} cannot be tied to #{pull_number}: {listed} (open, closed"
+                " or merged) also hold this head commit, and GitHub does not say which pull"
+                " request a run was made for; not counted")
     return None
 
 
@@ -122,6 +121,19 @@ def _not_this_pulls(
         return (f"{run_label(run)} is the gate's own run: its results are the workspace"
                 " files it was given")
     return None
+
+
+def run_binding(run: WorkflowRun, pull_number: int | None) -> Binding:
+    """What GitHub says a run is bound to: its commit, event, workflow file, attempt, actor
+    and start, and the PR it was made for when it is a PR's run (`_for_another_pull` let
+    through only runs no other PR can claim; one that names another PR is bound to that)."""
+    made_for = None
+    if run.event in _PULL_EVENTS and pull_number is not None:
+        made_for = pull_number if not run.pull_numbers or pull_number in run.pull_numbers \
+            else run.pull_numbers[0]
+    return Binding(commit=run.head_sha, pull_number=made_for, event=run.event,
+                   workflow_path=run.path, run_attempt=run.run_attempt, actor=run.actor,
+                   observed_at=run.run_started_at)
 
 
 def _absence(run: WorkflowRun) -> str | None:
@@ -145,13 +157,16 @@ def collect_ci_evidence(
     pull_number: int | None = None,
     junit_options: JUnitOptions = DEFAULT_OPTIONS,
     own_run_id: int | None = None,
+    gate_workflow: str | None = None,
 ) -> CiEvidence:
     """Read the JUnit artifacts of every finished run on `head_sha` (all pages).
 
     `identities`: also keep each test's identity (up to that many per file), to compare
     the head's test set with the base branch's. `pull_number`: the PR being decided; a
     pull_request run made for another PR with the same head is not its evidence.
-    `own_run_id`: the gate's own run (GITHUB_RUN_ID), still running by definition."""
+    `own_run_id`: the gate's own run (GITHUB_RUN_ID), still running by definition;
+    `gate_workflow`: the gate's own workflow file, whose runs are listed (the engine leaves
+    them out of CI) but whose artifacts are never read as evidence."""
     junit_runs: list[tuple[str, JUnitRun]] = []
     items: list[EvidenceItem] = []
     notes: list[str] = []
@@ -175,6 +190,10 @@ def collect_ci_evidence(
             absent = _absence(run)
             if absent:
                 notes.append(absent)
+                continue
+            if gate_workflow is not None and run.path == gate_workflow:
+                notes.append(f"{run_label(run)} is a run of the gate's own workflow: never CI"
+                             " evidence, its artifacts are not read")
                 continue
             if not artifact_patterns:
                 continue  # the runs are listed for completeness; evidence is elsewhere
@@ -214,17 +233,16 @@ def collect_ci_evidence(
 def read_artifact_junit(
     api: GitHubApi,
     run: WorkflowRun,
-    artifact_patterns: Sequence[str],
+    artifacts: Sequence[Artifact],
     scratch: Path,
     max_bytes: int = MAX_ARTIFACT_BYTES,
     identities: int | None = None,
 ) -> tuple[list[JUnitFile], list[str]]:
-    """The JUnit files of one run's matching artifacts (a baseline), and why any are missing."""
+    """The JUnit files of one run's JUnit artifacts (a baseline; already listed and matched
+    by name), and why any are missing."""
     files: list[JUnitFile] = []
     notes: list[str] = []
-    for artifact in api.artifacts(run.id):
-        if not any(fnmatchcase(artifact.name, p) for p in artifact_patterns):
-            continue
+    for artifact in artifacts:
         label = f"{run_label(run)} artifact {artifact.name!r}"
         if artifact.expired:
             notes.append(f"{label} has expired")
@@ -302,7 +320,8 @@ def _artifact_evidence(
                     "x-time-source": "run_started_at (GitHub's clock)"},
     )
     return _ArtifactResult(item=replace(item, evidence=evidence, source=label,
-                                       producer=_producer(run, pull_number)), junit=junit,
+                                       producer=_producer(run, pull_number),
+                                       binding=run_binding(run, pull_number)), junit=junit,
                            note="; ".join(skipped) or None,
                            zip_sha256=hashlib.sha256(data).hexdigest())
 
@@ -357,4 +376,4 @@ def _broken(run: WorkflowRun, artifact: Artifact, label: str, problem: str,
     )
     return EvidenceItem(evidence, Origin.GATE, label,
                         Disqualification("unreadable_artifact", problem),
-                        _producer(run, pull_number))
+                        _producer(run, pull_number), run_binding(run, pull_number))

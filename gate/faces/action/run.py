@@ -36,6 +36,7 @@ from gate.evidence.github.gathering import (
     pull_facts,
 )
 from gate.evidence.github.history import read_history
+from gate.evidence.github.subject import pull_subject, rereader
 from gate.evidence.interface import Collector
 from gate.evidence.probe.collect import Probes
 from gate.evidence.probe.observe import ProbeContext, ProbeIO
@@ -328,14 +329,16 @@ def _judge_claim(
                 title="invalid completion claim", message=report.text),))
         return _Decided(found, report, None, None, report.summary)
     own_run = int(runner.run_id) if runner.run_id and runner.run_id.isdigit() else None
+    subject = pull_subject(api.repository, facts.pull, found.data, runner.workflow_path)
     collectors: list[Collector] = [PullEvidence(api, facts, CiSources(
         inputs.artifact_names, inputs.junit, runner.workspace, runner.workflow_path,
-        own_run_id=own_run))]
+        own_run_id=own_run), subject)]
     if probe_io is not None and policy.probes is not None:
         collectors.append(Probes(ProbeContext(
             head_sha=head_sha, environment_urls=deployed_urls(
                 facts.deployments, facts.trust.deployment_creators)), probe_io))
-    return _Judged(found, run(loaded, policy, collectors, clock))
+    return _Judged(found, run(loaded, policy, collectors, clock, subject,
+                              rereader(api, subject)))
 
 
 def _report_claim(
