@@ -207,6 +207,8 @@ class Hub:
         self.storage_requests: list[StorageRequest] = []
         self.violations: list[Violation] = []
         self.faults: list[Fault] = []
+        #: endpoint -> [(calls to let through first, what happens then)], for races.
+        self.hooks: dict[str, list[tuple[int, Callable[[], None]]]] = {}
         self.storage_rejects_authorization = True
         # GitHub Actions is the app every workflow's GITHUB_TOKEN speaks for.
         github = self.add_user("github", type="Organization")
@@ -1036,6 +1038,20 @@ class Hub:
         return self._add_fault(Fault(endpoint, times, status=status, headers=headers,
                                      message=message))
 
+    def when_called(self, endpoint: str, action: Callable[[], None], *, after: int = 0) -> None:
+        """Run `action` (e.g. a push) just before the stand-in answers the call of `endpoint`
+        that follows `after` answered ones: the world moving between two of the gate's reads."""
+        if endpoint not in {route.endpoint for route in self.routes}:
+            raise ValueError(f"no endpoint {endpoint!r}")
+        with self.lock:
+            self.hooks.setdefault(endpoint, []).append((self.calls[endpoint] + after, action))
+
+    def _run_hooks(self, endpoint: str) -> None:
+        due = [(n, a) for n, a in self.hooks.get(endpoint, []) if n == self.calls[endpoint] - 1]
+        for entry in due:
+            self.hooks[endpoint].remove(entry)
+            entry[1]()
+
     def delay(self, endpoint: str = "*", *, seconds: float, times: int = 1) -> Fault:
         """Wait `seconds` before answering the next `times` calls (past a client's timeout)."""
         return self._add_fault(Fault(endpoint, times, status=200, delay=seconds))
@@ -1117,6 +1133,7 @@ class Hub:
             for problem in problems:
                 self.violations.append(Violation("request", endpoint, path, None, problem))
             fault = self._take_fault(endpoint)
+            self._run_hooks(endpoint)
         if fault is not None and fault.delay:
             self._stopping.wait(fault.delay)
         with self.lock:
