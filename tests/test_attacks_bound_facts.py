@@ -96,8 +96,7 @@ def the_newest_baseline_run_is_deleted(hub: Hub, tmp_path: Path, attack: bool) -
 
 
 def _two_producers(hub: Hub) -> Scenario:
-    s = scenario(hub, CLAIM, baseline=(".github/workflows/ci.yml", LINT))
-    return s
+    return scenario(hub, CLAIM, baseline=(".github/workflows/ci.yml", LINT))
 
 
 def a_producer_stays_silent(kind: str) -> Callable[[Hub, Path, bool], Seen]:
@@ -150,8 +149,7 @@ def the_head_moves_while_the_gate_reads(hub: Hub, tmp_path: Path, attack: bool) 
                            branch="copilot/fix-parser", pushed_at=T0)
             hub.update_pull_head(s.pull)
         hub.when_called("GET /repos/{owner}/{repo}/compare/{basehead}", push)
-    seen = _act(s, tmp_path)
-    return seen
+    return _act(s, tmp_path)
 
 
 # -- class 5: which PR a run belongs to ------------------------------------------------------

@@ -106,7 +106,9 @@ def test_a_subject_that_moved_while_observed_is_never_verified(
     case: tuple[Claim, list[EvidenceItem], Policy], subject: Subject, field: str, moved: str
 ) -> None:
     claim, items, policy = case
-    now = replace(subject, **{field: moved if field != "base_ref" else "other"})
+    now = (replace(subject, head_sha=moved) if field == "head_sha"
+           else replace(subject, base_sha=moved) if field == "base_sha"
+           else replace(subject, base_ref="other"))
     if now == subject:
         return
     facts = replace(_facts([replace(i, binding=_bound(subject)) for i in items], subject),
