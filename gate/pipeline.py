@@ -149,7 +149,7 @@ def run(
     """collect -> decide: the only place `decide` is called. The decision time is read after
     the observations arrived, never before. `subject`: what this decision is about (the
     collectors were given it too); `reread`: the subject as it is once everything was
-    observed (a PR read again), so a head or base that moved meanwhile supersedes it."""
+    observed (a PR read again), so a new head or another base branch meanwhile supersedes it."""
     observed = gather(collectors, loaded, policy)
     facts = replace(observed.facts(), subject=subject,
                     reread=reread() if reread is not None else None)

@@ -93,13 +93,15 @@ def bind_to_subject(item: EvidenceItem, facts: Facts) -> EvidenceItem:
 
 
 def superseded(facts: Facts) -> list[Judgement]:
-    """The PR read again at the end: a head or base that moved makes this decision stale."""
+    """The PR read again at the end: a new head or another base branch makes this decision
+    stale. The base branch gaining commits does not: the head was still judged against the
+    base commit it was read with, and nothing would decide the PR again."""
     before, after = facts.subject, facts.reread
     if before is None or after is None:
         return []
     moved = [f"its {what} moved from {old} to {new}" for what, old, new in (
-        ("head", before.head_sha, after.head_sha), ("base branch", before.base_ref, after.base_ref),
-        ("base commit", before.base_sha, after.base_sha)) if _differs(old, new)]
+        ("head", before.head_sha, after.head_sha),
+        ("base branch", before.base_ref, after.base_ref)) if _differs(old, new)]
     if not moved:
         return []
     return [Judgement("rule subject", VerdictState.UNVERIFIED, Unmet(

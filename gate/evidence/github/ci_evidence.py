@@ -136,6 +136,13 @@ def run_binding(run: WorkflowRun, pull_number: int | None) -> Binding:
                    observed_at=run.run_started_at)
 
 
+def _the_gates(run: WorkflowRun, gate_workflow: str | None) -> str | None:
+    if gate_workflow is None or run.path != gate_workflow:
+        return None
+    return (f"{run_label(run)} is a run of the gate's own workflow: never CI evidence, its"
+            " artifacts are not read")
+
+
 def _absence(run: WorkflowRun) -> str | None:
     if run.status != "completed":
         return f"{run_label(run)} is still {run.status}: not evidence yet"
@@ -187,13 +194,9 @@ def collect_ci_evidence(
                 notes.append(elsewhere)
                 continue
             head_runs.append(HeadRun(run_label(run), run.path, run.status, run.conclusion))
-            absent = _absence(run)
+            absent = _absence(run) or _the_gates(run, gate_workflow)
             if absent:
                 notes.append(absent)
-                continue
-            if gate_workflow is not None and run.path == gate_workflow:
-                notes.append(f"{run_label(run)} is a run of the gate's own workflow: never CI"
-                             " evidence, its artifacts are not read")
                 continue
             if not artifact_patterns:
                 continue  # the runs are listed for completeness; evidence is elsewhere

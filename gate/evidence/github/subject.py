@@ -2,7 +2,7 @@
 
 Built once per claim from the PR as the API returned it (never from an event payload the
 agent's push shaped), the claim's bytes and the gate's own workflow; read again at the end so
-a head or base that moved meanwhile supersedes the decision (`gate/engine/binding.py`).
+a new head or another base branch meanwhile supersedes the decision (`gate/engine/binding.py`).
 """
 
 from __future__ import annotations
