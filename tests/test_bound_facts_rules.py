@@ -96,6 +96,19 @@ def test_an_expected_producer_needs_a_successful_run_with_its_junit() -> None:
     assert _ci((), gate) == []  # the gate's own evidence is its own run's workspace
 
 
+def test_a_base_workflow_outside_trusted_workflows_is_not_expected() -> None:
+    """A workflow that runs only on pushes to the base would block every PR; the owner's
+    trusted_workflows list, when set, says which base producers count. The policy's own
+    required_workflows always do."""
+    from_base = ExpectedProducer(LINT, "it produced JUnit on the base commit")
+    required = ExpectedProducer(LINT, "the policy's required_workflows names it",
+                                from_policy=True)
+    trusted = Policy(id="p", trust=parse_trust_policy({"trusted_workflows": [CI]}, "p"))
+    for expected, codes in (((from_base,), []), ((required,), ["producer_missing"])):
+        facts = Facts(ci=CiObservation(expected=expected), subject=SUBJECT)
+        assert [j.unmet.code for j in ci_judgements(facts, trusted) if j.unmet] == codes
+
+
 def test_required_workflows_is_a_list_of_workflow_files() -> None:
     policy = parse_trust_policy({"required_workflows": [CI, f" {LINT} "]}, "p")
     assert policy.required_workflows == (CI, LINT)

@@ -51,6 +51,9 @@ class ExpectedProducer:
 
     workflow_path: str
     why: str  # "it produced JUnit on the base commit 1a2b3c4d5e6f", "the policy requires it"
+    #: Named by the policy's `required_workflows` (else learnt from the base commit, and
+    #: expected only if `trusted_workflows`, when set, names it too).
+    from_policy: bool = False
 
 
 @dataclass(frozen=True)

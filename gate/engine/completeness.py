@@ -72,7 +72,7 @@ def ci_judgements(facts: Facts, policy: Policy) -> list[Judgement]:
     if facts.ci is not None:
         runs = [r for r in facts.ci.runs
                 if _trusted(r.workflow_path, policy.trust) and _not_the_gate(r, facts)]
-        found += [_pending(runs), _failed(runs), expected_producers(facts)]
+        found += [_pending(runs), _failed(runs), expected_producers(facts, policy.trust)]
         unread = [f"{u.label}: {u.problem}" for u in facts.ci.unread]
         if unread:
             found.append(_unverified(
@@ -100,15 +100,18 @@ def _reported(workflow: str, facts: Facts) -> bool:
                              and i.producer.conclusion == "success" for i in facts.items)
 
 
-def expected_producers(facts: Facts) -> Judgement | None:
+def expected_producers(facts: Facts, trust: TrustPolicy) -> Judgement | None:
     """Each producer the owner expects (the base commit's, the policy's) reported on the head:
-    the one that would fail cannot simply stay silent (skipped, `[skip ci]`, deleted)."""
+    the one that would fail cannot simply stay silent (skipped, `[skip ci]`, deleted). A base
+    workflow outside a `trusted_workflows` list is not expected (one that runs only on the
+    base, say); the gate's own workflow never is (its evidence is its own run's)."""
     ci = facts.ci
     if ci is None:
         return None
     gate = facts.subject.gate_workflow if facts.subject is not None else None
     missing = [f"{p.workflow_path} ({p.why})" for p in ci.expected
-               if p.workflow_path != gate and not _reported(p.workflow_path, facts)]
+               if p.workflow_path != gate and (p.from_policy or _trusted(p.workflow_path, trust))
+               and not _reported(p.workflow_path, facts)]
     if ci.expected_unknown is not None:
         missing.append(ci.expected_unknown)
     if not missing:

@@ -55,7 +55,7 @@ class BaseCommit:
                     for path, run in sorted(self.runs.items()) if self.artifacts.get(run.id)]
         named = {p.workflow_path for p in produced}
         return tuple(produced) + tuple(
-            ExpectedProducer(path, "the policy's required_workflows names it")
+            ExpectedProducer(path, "the policy's required_workflows names it", from_policy=True)
             for path in dict.fromkeys(required) if path not in named)
 
 
