@@ -219,7 +219,9 @@ def verify_loaded(
     collectors, io = verify_collectors(options, probe_io)
     fixed = options.now or now
     clock = (lambda: fixed) if options.now or io is None else io.clock
-    decision = run(loaded, policy, collectors, clock)
+    # The command line's subject is the commit it was told to judge (no PR, no repository).
+    subject = Subject(head_sha=options.head_sha) if options.head_sha else None
+    decision = run(loaded, policy, collectors, clock, subject)
     given = RenderInput(loaded, decision.verdict, junit=decision.observed.junit)
     output = render(options.format, given)
     return VerifyResult(loaded, decision.verdict, output, decision.observed.inputs)
