@@ -2,8 +2,9 @@
 
 Each row is an attack through the GitHub stand-in beside its honest control (the same
 scenario without the attack), which must get `success`; the attack must not, and what a
-reviewer sees must name it. The availability row (the gate's own earlier run) must get
-`success` both ways. docs/trust-model.md lists the same classes.
+reviewer sees must name it. The availability rows (the gate's own earlier run, an outsider's
+fork PR with the same head) must get `success` both ways. docs/trust-model.md lists the
+same classes.
 """
 
 from __future__ import annotations
@@ -181,6 +182,22 @@ def a_closed_pr_with_the_same_head_lends_its_run(hub: Hub, tmp_path: Path, attac
     return _act(s, tmp_path)
 
 
+def an_outsiders_fork_pr_holds_the_same_head(hub: Hub, tmp_path: Path, attack: bool) -> Seen:
+    """Anyone can open a fork PR with the honest head commit (and let its own run fail): it
+    must not make the honest PR's run ambiguous, nor count as its CI (the availability case)."""
+    s = scenario(hub, CLAIM)
+    s.add_run(junit_xml(passed=5))
+    if attack:
+        fork = hub.add_repo("outsider/app", fork_of=s.repo)
+        theirs = hub.add_pull(s.repo, head="copilot/fix-parser", head_repo=fork,
+                              user=hub.add_user("outsider"))
+        hub.add_workflow_run(s.repo, head_sha=s.head.sha, head_repo=fork, pull_requests=[],
+                             conclusion="failure", run_started_at=T0 + timedelta(minutes=7),
+                             created_at=T0 + timedelta(minutes=7), name="CI (fork)")
+        assert theirs.number != s.pull.number
+    return _act(s, tmp_path)
+
+
 def a_run_from_before_the_last_retarget(hub: Hub, tmp_path: Path, attack: bool) -> Seen:
     """The run was made while the PR targeted the agent's branch and names no PR; the PR was
     retargeted to main afterwards. The control's retarget came before its run."""
@@ -254,6 +271,8 @@ ROWS = (
         a_run_from_before_a_reopen, "not_bound", ("or it was reopened",)),
     Row("an earlier run of the gate's own workflow on the head ended unverified",
         an_earlier_gate_run_ended_unverified, "-", attack_passes=True),
+    Row("an outsider's fork PR with the same head commit, and a failing run of its own",
+        an_outsiders_fork_pr_holds_the_same_head, "-", attack_passes=True),
 )
 
 

@@ -61,6 +61,9 @@ class WorkflowRun:
     pull_bases: tuple[tuple[int, str], ...] = ()
     #: Who started this attempt (`triggering_actor`, else `actor`), as GitHub recorded it.
     actor: str | None = None
+    #: The repository the run's head came from (`head_repository.full_name`): a fork PR's
+    #: run names the fork, so it cannot pass for a PR from another repository's branch.
+    head_repo: str | None = None
 
     def base_for(self, number: int) -> str | None:
         """The base branch the run was made for, for PR `number` (None: not said)."""

@@ -223,9 +223,11 @@ class GitHubApi:
         return [int(p["number"]) for p in self._pages(f"{self._repo}/commits/{sha}/pulls", {}, None)
                 if p.get("state") == "open"]
 
-    def pulls_with_commit(self, sha: str) -> list[int]:
-        """Every PR, open, closed or merged (forks' too), whose commits hold `sha`."""
-        return [int(p["number"])
+    def pulls_with_commit(self, sha: str) -> list[tuple[int, str, str]]:
+        """(number, head repository, head branch) of every PR, open, closed or merged (forks'
+        too), whose commits hold `sha`."""
+        return [(int(p["number"]), _full_name((p.get("head") or {}).get("repo")) or "(deleted)",
+                 str((p.get("head") or {}).get("ref") or ""))
                 for p in self._pages(f"{self._repo}/commits/{sha}/pulls", {}, None)]
 
     def compare(self, base_sha: str, head_sha: str) -> Comparison:
@@ -478,7 +480,13 @@ def _workflow_run(raw: Mapping[str, Any]) -> WorkflowRun:
             if isinstance(p.get("base"), dict) and p["base"].get("ref")
         ),
         actor=_login(raw.get("triggering_actor")) or _login(raw.get("actor")),
+        head_repo=_full_name(raw.get("head_repository")),
     )
+
+
+def _full_name(repo: Any) -> str | None:
+    name = repo.get("full_name") if isinstance(repo, Mapping) else None
+    return name if isinstance(name, str) and name else None
 
 
 def _login(user: Any) -> str | None:

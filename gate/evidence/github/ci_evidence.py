@@ -72,20 +72,40 @@ _PULL_EVENTS = frozenset({"pull_request", "pull_request_target"})
 
 
 def _other_pulls(
-    api: GitHubApi, runs: Sequence[WorkflowRun], head_sha: str, pull_number: int | None
+    api: GitHubApi, runs: Sequence[WorkflowRun], head_sha: str, pull_number: int | None,
+    head: tuple[str, str] | None = None,
 ) -> frozenset[int] | None:
-    """Every PR other than ours, open, closed or merged (forks' too), whose commits hold the
-    head, asked when a pull_request run is on it; None when that could not be learnt."""
+    """Every PR other than ours, open, closed or merged, whose commits hold the head and whose
+    head is the same repository and branch as ours (`head`; all of them without it): its
+    `pull_request` runs look exactly like ours. Asked when a pull_request run is on the head;
+    None when that could not be learnt. A PR from another repository or branch (an
+    outsider's fork holding the same commit) makes runs that name its own head instead."""
     if pull_number is None or not any(run.event in _PULL_EVENTS for run in runs):
         return frozenset()
     try:
-        return frozenset(n for n in api.pulls_with_commit(head_sha) if n != pull_number)
+        found = api.pulls_with_commit(head_sha)
     except CouldNotDecide:
         return None
+    return frozenset(n for n, repo, ref in found if n != pull_number and (
+        head is None or (repo.lower() == head[0].lower() and ref == head[1])))
+
+
+def _other_head(run: WorkflowRun, head: tuple[str, str] | None) -> str | None:
+    """A pull_request run is made for a PR whose head is the run's head repository and
+    branch; another head is another PR's."""
+    if head is None:
+        return None
+    repo, ref = head
+    if run.head_repo is not None and run.head_repo.lower() != repo.lower():
+        return f"the fork {run.head_repo}"
+    if run.head_branch is not None and run.head_branch != ref:
+        return f"the branch {run.head_branch!r}"
+    return None
 
 
 def _for_another_pull(
-    run: WorkflowRun, pull_number: int | None, others: frozenset[int] | None
+    run: WorkflowRun, pull_number: int | None, others: frozenset[int] | None,
+    head: tuple[str, str] | None = None,
 ) -> str | None:
     """Runs belong to a commit, not a PR, and `run.pull_requests` names only the open PRs
     whose head matches now: a second PR with the same head (into a base the agent controls,
@@ -96,25 +116,30 @@ def _for_another_pull(
         listed = ", ".join(f"#{n}" for n in run.pull_numbers)
         return (f"{run_label(run)} ran for pull request {listed}, not #{pull_number}: its"
                 " workflow came from that PR's base branch, so it is not this PR's evidence")
+    elsewhere = _other_head(run, head)
+    if elsewhere:
+        return (f"{run_label(run)} was made for a pull request from {elsewhere}, not"
+                f" #{pull_number}'s head: not counted")
     if others is None:
         return (f"{run_label(run)} cannot be tied to #{pull_number}: the pull requests that"
                 " hold this commit could not be listed; not counted")
     if others:
         listed = ", ".join(f"#{n}" for n in sorted(others))
         return (f"{run_label(run)} cannot be tied to #{pull_number}: {listed} (open, closed"
-                " or merged) also hold this head commit, and GitHub does not say which pull"
-                " request a run was made for; not counted")
+                " or merged) also hold this head commit from the same branch, and GitHub does"
+                " not say which pull request a run was made for; not counted")
     return None
 
 
 def _not_this_pulls(
     run: WorkflowRun, head_sha: str, pull_number: int | None,
     others: frozenset[int] | None, own_run_id: int | None,
+    head: tuple[str, str] | None = None,
 ) -> str | None:
     """Why a listed run is not one of this PR head's runs (nor waited for), if it is not."""
     if run.head_sha != head_sha:
         return f"{run_label(run)} is on {run.head_sha[:12]}, not the head: ignored"
-    foreign = _for_another_pull(run, pull_number, others)
+    foreign = _for_another_pull(run, pull_number, others, head)
     if foreign:
         return foreign
     if run.id == own_run_id:
@@ -165,6 +190,7 @@ def collect_ci_evidence(
     junit_options: JUnitOptions = DEFAULT_OPTIONS,
     own_run_id: int | None = None,
     gate_workflow: str | None = None,
+    head: tuple[str, str] | None = None,
 ) -> CiEvidence:
     """Read the JUnit artifacts of every finished run on `head_sha` (all pages).
 
@@ -173,7 +199,8 @@ def collect_ci_evidence(
     pull_request run made for another PR with the same head is not its evidence.
     `own_run_id`: the gate's own run (GITHUB_RUN_ID), still running by definition;
     `gate_workflow`: the gate's own workflow file, whose runs are listed (the engine leaves
-    them out of CI) but whose artifacts are never read as evidence."""
+    them out of CI) but whose artifacts are never read as evidence; `head`: the PR's head
+    repository and branch, which its own pull_request runs name."""
     junit_runs: list[tuple[str, JUnitRun]] = []
     items: list[EvidenceItem] = []
     notes: list[str] = []
@@ -184,12 +211,12 @@ def collect_ci_evidence(
     if not runs:
         notes.append(f"no workflow run on the head commit {head_sha[:12]}: runs on earlier"
                      " commits of the PR say nothing about the code as it is now")
-    others = _other_pulls(api, runs, head_sha, pull_number)
+    others = _other_pulls(api, runs, head_sha, pull_number, head)
     head_runs: list[HeadRun] = []
     unread: list[UnreadArtifact] = []
     with tempfile.TemporaryDirectory(dir=workdir) as scratch:
         for run in runs:
-            elsewhere = _not_this_pulls(run, head_sha, pull_number, others, own_run_id)
+            elsewhere = _not_this_pulls(run, head_sha, pull_number, others, own_run_id, head)
             if elsewhere:
                 notes.append(elsewhere)
                 continue

@@ -152,7 +152,8 @@ def gather(
     ci = collect_ci_evidence(api, head_sha, sources.artifact_names, requested, workdir=workdir,
                              identities=MAX_COMPARED_TESTS, pull_number=facts.pull.number,
                              junit_options=sources.junit, own_run_id=sources.own_run_id,
-                             gate_workflow=sources.workflow_path)
+                             gate_workflow=sources.workflow_path,
+                             head=(facts.pull.head_repo, facts.pull.head_ref))
     arrival = head_arrival(api, facts.pull)
     items = list(ci.items)
     skipped_files: list[str] = []
