@@ -159,16 +159,18 @@ def run(
     collectors: Sequence[Collector],
     clock: Callable[[], datetime],
     subject: Subject | None = None,
+    reread: Callable[[], Subject] | None = None,
     *,
     acceptances: AcceptanceSource | None = None,
 ) -> Decision:
     """collect -> decide -> acceptance: the only place `decide` is called. The decision time
-    is read after the observations arrived, never before; `subject`: what this decision is
-    about; an acceptance is bound to the head and to the digest of the claim decided here."""
+    is read after the observations arrived, never before. `subject`: what this decision is
+    about (the collectors were given it too); `reread`: the subject as it is once everything
+    was observed (a PR read again), so a new head or another base branch meanwhile supersedes
+    it; an acceptance is bound to the head and to the digest of the claim decided here."""
     observed = gather(collectors, loaded, policy)
-    facts = observed.facts()
-    if subject is not None:
-        facts = replace(facts, subject=subject)
+    facts = replace(observed.facts(), subject=subject,
+                    reread=reread() if reread is not None else None)
     verdict = decide(loaded.claim, facts, policy, clock())
     if acceptances is None or verdict.state is VerdictState.VERIFIED:
         return Decision(loaded, verdict, observed)

@@ -41,6 +41,7 @@ from gate.evidence.github.gathering import (
 )
 from gate.evidence.github.history import read_history
 from gate.evidence.github.reviews import ReviewAcceptances
+from gate.evidence.github.subject import pull_subject, rereader
 from gate.evidence.interface import Collector
 from gate.evidence.probe.collect import Probes
 from gate.evidence.probe.observe import ProbeContext, ProbeIO
@@ -246,12 +247,14 @@ def _judge_claim(
         loaded = load_found(found)
     except InvalidInput as exc:
         return unreadable_claim(found, exc, head_sha, options.shown, search)
+    subject = pull_subject(api.repository, facts.pull, found.data, options.workflow_path)
     collectors: list[Collector] = [PullEvidence(api, facts, CiSources(
         options.artifact_names, options.junit, options.workspace, options.workflow_path,
-        own_run_id=options.own_run_id))]
+        own_run_id=options.own_run_id), subject)]
     if probe_io is not None and policy.probes is not None:
         collectors.append(Probes(ProbeContext(
             head_sha=head_sha, environment_urls=deployed_urls(
                 facts.deployments, facts.trust.deployment_creators)), probe_io))
-    return Judged(found, run(loaded, policy, collectors, clock,
-                             acceptances=ReviewAcceptances(api, facts.pull, options.agents)))
+    acceptances = ReviewAcceptances(api, facts.pull, options.agents)
+    return Judged(found, run(loaded, policy, collectors, clock, subject,
+                             rereader(api, subject), acceptances=acceptances))

@@ -359,7 +359,9 @@ def test_the_merge_queue_refuses_a_check_decided_for_another_base(
 _RUNS = "GET /repos/{owner}/{repo}/actions/runs"
 _ARTIFACTS = "GET /repos/{owner}/{repo}/actions/runs/{run_id}/artifacts"
 _DOWNLOAD = "GET /repos/{owner}/{repo}/actions/artifacts/{artifact_id}/{archive_format}"
-_BASE_RUNS = "GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs"
+_COMPARE = "GET /repos/{owner}/{repo}/compare/{basehead}"
+_TIMELINE = "GET /repos/{owner}/{repo}/issues/{issue_number}/timeline"
+_PULLS_OF_COMMIT = "GET /repos/{owner}/{repo}/commits/{commit_sha}/pulls"
 
 
 def _fault(endpoint: str, status: int) -> Callable[[Scenario], None]:
@@ -401,7 +403,9 @@ FAILURE_MODES: dict[str, Callable[[Scenario], None]] = {
     "head runs 500": _fault(_RUNS, 500),
     "artifact list 500": _fault(_ARTIFACTS, 500),
     "artifact download 500": _fault(_DOWNLOAD, 500),
-    "baseline runs 500": _fault(_BASE_RUNS, 500),
+    "comparison 500": _fault(_COMPARE, 500),
+    "timeline 500": _fault(_TIMELINE, 500),
+    "pulls holding the head 500": _fault(_PULLS_OF_COMMIT, 500),
     "pull 500": _fault("GET /repos/{owner}/{repo}/pulls/{pull_number}", 500),
     "head artifact expired": _expire("head"),
     "baseline artifact expired": _expire("base"),

@@ -137,3 +137,25 @@ def test_head_sha_must_be_a_full_commit_id(text: str) -> None:
 def test_abbreviated_or_symbolic_head_shas_are_refused(text: str) -> None:
     with pytest.raises(ValueError, match="40 hexadecimal digits"):
         parse_commit_sha(text)
+
+
+def test_a_record_expresses_its_commit_as_the_binding_every_fact_shares() -> None:
+    """The command line's commit binding in the engine's shape: the subject rule finds a
+    record on another commit not bound to the head, as `check_record` does first."""
+    from gate.claim.facts import EvidenceItem, Facts, Origin
+    from gate.claim.subject import Subject
+    from gate.engine.binding import bind_to_subject, mismatches
+    from gate.evidence.commit_binding import record_fact_binding
+
+    on_head, elsewhere = parse_evidence(_record()), parse_evidence(_record(**{"x-commit": OTHER}))
+    bound, other = record_fact_binding(on_head), record_fact_binding(elsewhere)
+    assert bound is not None
+    assert other is not None
+    assert (bound.commit, other.commit) == (HEAD, OTHER)
+    assert mismatches(bound, Subject(head_sha=HEAD)) == []
+    assert mismatches(other, Subject(head_sha=HEAD))
+    assert record_fact_binding(parse_evidence(_record(check_type="state_readback"))) is None
+    item = EvidenceItem(elsewhere, Origin.OPERATOR, "record", binding=other)
+    judged = bind_to_subject(item, Facts(subject=Subject(head_sha=HEAD)))
+    assert judged.disqualified is not None
+    assert judged.disqualified.code == "not_bound"

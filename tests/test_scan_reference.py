@@ -63,6 +63,8 @@ def test_the_api_url_comes_from_the_flag_then_the_url_then_the_runner() -> None:
     ("/repos/o/r/commits/abc", "contents: read"),
     ("/repos/o/r/activity", "contents: read"),
     ("/repos/o/r/issues/3", "issues: read"),
+    ("/repos/o/r/compare/abc...def", "contents: read"),
+    ("/repos/o/r/issues/3/timeline", "pull-requests: read"),
     ("/app/installations/1/access_tokens", None),
 ])
 def test_a_403_names_the_permission_of_the_endpoint(path: str, needed: str | None) -> None:

@@ -27,6 +27,8 @@ class ChangedPaths:
     source: str
     #: Claim files of this change: always exempt from needing a mutation of their own.
     claim_files: tuple[str, ...] = ()
+    #: The commit the listing is measured from (GitHub's comparison names its merge base).
+    merge_base: str | None = None
 
     @classmethod
     def of(cls, files: Sequence[ChangedFile], expected: int | None, source: str,

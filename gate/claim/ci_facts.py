@@ -45,9 +45,25 @@ class UnreadArtifact:
 
 
 @dataclass(frozen=True)
+class ExpectedProducer:
+    """A workflow the owner expects to report tests on the head: it produced JUnit on the
+    base commit, or the policy names it (`required_workflows`). Never the agent's choice."""
+
+    workflow_path: str
+    why: str  # "it produced JUnit on the base commit 1a2b3c4d5e6f", "the policy requires it"
+    #: Named by the policy's `required_workflows` (else learnt from the base commit, and
+    #: expected only if `trusted_workflows`, when set, names it too).
+    from_policy: bool = False
+
+
+@dataclass(frozen=True)
 class CiObservation:
     """The head's runs (the gate's own run left out: it is still running by definition) and
     the artifacts that could not be read."""
 
     runs: tuple[HeadRun, ...] = ()
     unread: tuple[UnreadArtifact, ...] = ()
+    #: The producers the head must have (each a finished, successful run with its JUnit).
+    expected: tuple[ExpectedProducer, ...] = ()
+    #: Why the expected producers could not be learnt in full (None: they were).
+    expected_unknown: str | None = None

@@ -85,6 +85,9 @@ class Facts:
     change: ChangeReading | None = None
     #: The head's tests over the base's code against the head's run (fail-to-pass).
     base_code: BaseCodeComparison | None = None
+    #: The subject as read again once everything was observed: a head or base that moved
+    #: means the facts are about a PR state that is gone (`superseded`).
+    reread: Subject | None = None
 
     @classmethod
     def of(cls, items: Iterable[EvidenceItem]) -> Facts:

@@ -32,6 +32,8 @@ class PullRequestRef:
     author_type: str = ""  # User, Bot or Organization
     #: GitHub's count of the PR's changed files (None when the payload does not carry it).
     changed_files: int | None = None
+    #: The base commit the PR is measured against (`base.sha`; None: the payload lacks it).
+    base_sha: str | None = None
 
     @property
     def from_fork(self) -> bool:
@@ -57,6 +59,11 @@ class WorkflowRun:
     head_branch: str | None = None
     #: (PR number, base branch) of each PR the run names (`pull_requests[].base.ref`).
     pull_bases: tuple[tuple[int, str], ...] = ()
+    #: Who started this attempt (`triggering_actor`, else `actor`), as GitHub recorded it.
+    actor: str | None = None
+    #: The repository the run's head came from (`head_repository.full_name`): a fork PR's
+    #: run names the fork, so it cannot pass for a PR from another repository's branch.
+    head_repo: str | None = None
 
     def base_for(self, number: int) -> str | None:
         """The base branch the run was made for, for PR `number` (None: not said)."""
@@ -231,6 +238,9 @@ class PullObservation:
     arrival: Arrival | None  # None: not applicable (a git diff on the command line)
     #: The PR's base branch as GitHub says now (a run made for another base does not count).
     base_ref: str | None = None
+    #: When the PR's base last changed or it was last reopened (its issue events), if ever:
+    #: a pull_request run started before then was made for another base or another life.
+    rebound_at: datetime | None = None
 
 
 def run_label(run: WorkflowRun) -> str:

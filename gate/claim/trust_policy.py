@@ -5,6 +5,8 @@
       extra_paths: [...]       # globs added to `paths` (or to the default)
       allow_pr_changes: false  # true: evidence from a PR that edits them still counts
     trusted_workflows: [.github/workflows/ci.yml]   # default: every workflow the PR left alone
+    required_workflows: [.github/workflows/ci.yml]  # must report JUnit on every head (default:
+                               # the workflows that produced JUnit on the base commit)
     removed_tests: unverified  # or refuted, or warn
     deployment_creators: [deploy-bot[bot]]          # default: no deployment status counts
     deployment_success_counts: false   # true: a named creator's `success` is endpoint_health
@@ -28,8 +30,9 @@ TRUSTED_WORKFLOWS = "trusted_workflows"
 REMOVED_TESTS = "removed_tests"
 DEPLOYMENT_CREATORS = "deployment_creators"
 DEPLOYMENT_SUCCESS_COUNTS = "deployment_success_counts"
+REQUIRED_WORKFLOWS = "required_workflows"
 SECTIONS = frozenset({EVIDENCE_CHAIN, TRUSTED_WORKFLOWS, REMOVED_TESTS, DEPLOYMENT_CREATORS,
-                      DEPLOYMENT_SUCCESS_COUNTS})
+                      DEPLOYMENT_SUCCESS_COUNTS, REQUIRED_WORKFLOWS})
 
 #: What produces and shapes test evidence: the workflows and actions that run the tests, the
 #: places test commands are defined (package.json scripts, Makefile targets, tox/nox sessions,
@@ -78,6 +81,9 @@ class TrustPolicy:
     #: Opt-in: a `success` status from a named creator satisfies endpoint_health by itself
     #: (the pipeline's account, trusted on purpose); default: only a live probe does.
     deployment_success_counts: bool = False
+    #: Workflow files that must each have a finished, successful run with its JUnit artifact
+    #: on the head, beside those that produced JUnit on the base commit.
+    required_workflows: tuple[str, ...] = ()
 
 
 def _strings(value: Any, source: str, where: str) -> tuple[str, ...]:
@@ -131,4 +137,6 @@ def parse_trust_policy(sections: Mapping[str, Any], source: str) -> TrustPolicy:
         deployment_creators=() if creators is None else _strings(
             creators, source, DEPLOYMENT_CREATORS),
         deployment_success_counts=success_counts,
+        required_workflows=_strings(sections[REQUIRED_WORKFLOWS], source, REQUIRED_WORKFLOWS)
+        if REQUIRED_WORKFLOWS in sections else (),
     )

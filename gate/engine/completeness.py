@@ -59,12 +59,20 @@ def _failed(runs: Sequence[HeadRun]) -> Judgement | None:
     )
 
 
+def _not_the_gate(run: HeadRun, facts: Facts) -> bool:
+    """The gate's own workflow (every run of it, not only this one) is never CI: an earlier
+    gate run that ended unverified must not block the head for ever."""
+    return facts.subject is None or run.workflow_path != facts.subject.gate_workflow
+
+
 def ci_judgements(facts: Facts, policy: Policy) -> list[Judgement]:
-    """Runs not finished or not successful, artifacts not read, an arrival not known."""
+    """Runs not finished or not successful, artifacts not read, an arrival not known, an
+    expected producer that did not report."""
     found: list[Judgement | None] = []
     if facts.ci is not None:
-        runs = [r for r in facts.ci.runs if _trusted(r.workflow_path, policy.trust)]
-        found += [_pending(runs), _failed(runs)]
+        runs = [r for r in facts.ci.runs
+                if _trusted(r.workflow_path, policy.trust) and _not_the_gate(r, facts)]
+        found += [_pending(runs), _failed(runs), expected_producers(facts, policy.trust)]
         unread = [f"{u.label}: {u.problem}" for u in facts.ci.unread]
         if unread:
             found.append(_unverified(
@@ -81,6 +89,39 @@ def ci_judgements(facts: Facts, policy: Policy) -> list[Judgement]:
             " again would look current)",
         ))
     return [j for j in found if j is not None]
+
+
+def _reported(workflow: str, facts: Facts) -> bool:
+    """A finished, successful run of `workflow` on the head whose JUnit became an item."""
+    runs = facts.ci.runs if facts.ci is not None else ()
+    succeeded = any(r.workflow_path == workflow and r.finished and r.conclusion == "success"
+                    for r in runs)
+    return succeeded and any(i.producer is not None and i.producer.workflow_path == workflow
+                             and i.producer.conclusion == "success" for i in facts.items)
+
+
+def expected_producers(facts: Facts, trust: TrustPolicy) -> Judgement | None:
+    """Each producer the owner expects (the base commit's, the policy's) reported on the head:
+    the one that would fail cannot simply stay silent (skipped, `[skip ci]`, deleted). A base
+    workflow outside a `trusted_workflows` list is not expected (one that runs only on the
+    base, say); the gate's own workflow never is (its evidence is its own run's)."""
+    ci = facts.ci
+    if ci is None:
+        return None
+    gate = facts.subject.gate_workflow if facts.subject is not None else None
+    missing = [f"{p.workflow_path} ({p.why})" for p in ci.expected
+               if p.workflow_path != gate and (p.from_policy or _trusted(p.workflow_path, trust))
+               and not _reported(p.workflow_path, facts)]
+    if ci.expected_unknown is not None:
+        missing.append(ci.expected_unknown)
+    if not missing:
+        return None
+    return _unverified(
+        "rule expected_producers", "producer_missing",
+        f"a workflow the owner expects to report tests has no finished, successful run with"
+        f" its JUnit artifact on the head: {_listed(missing)}. A producer that did not report"
+        " (a skipped job, [skip ci], a deleted run) is not one that passed",
+    )
 
 
 def item_problem(item: EvidenceItem, pull: PullObservation | None,

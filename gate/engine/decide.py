@@ -24,6 +24,7 @@ from gate.claim.policy import Policy
 from gate.claim.timefmt import format_rfc3339
 from gate.claim.wording import duration
 from gate.engine.agent_time import future_mutations, invalid_time_problem
+from gate.engine.binding import bind_to_subject, superseded
 from gate.engine.completeness import item_problem
 from gate.engine.fail_to_pass import counted_fail_to_pass, fail_to_pass_judgements
 from gate.engine.provenance import judge_provenance
@@ -165,6 +166,7 @@ def decide(claim: Claim, facts: Facts, policy: Policy, now: datetime) -> Verdict
         *rule_judgements(facts, policy),
         *claim_judgements(claim, facts, policy),
         *fail_to_pass_judgements(claim, facts, policy),
+        *superseded(facts),
     ]
     if not any(j.supporting for j in judgements) and all(j.unmet is None for j in judgements):
         judgements.append(_NOTHING_OBSERVED)
@@ -173,12 +175,13 @@ def decide(claim: Claim, facts: Facts, policy: Policy, now: datetime) -> Verdict
 
 
 def _items(claim: Claim, facts: Facts, policy: Policy) -> tuple[EvidenceItem, ...]:
-    """The claim's own evidence first, then the observed items, CI ones judged for provenance."""
+    """The claim's own evidence first, then the observed items, CI ones judged for provenance,
+    each held against the decision's subject (`binding`)."""
     own = tuple(EvidenceItem(e, Origin.CLAIM, "claim") for e in claim.evidence)
     pull = facts.pull
     observed = tuple(
-        judge_provenance(item, pull, policy.trust)
-        if pull is not None and item.producer is not None else item
+        bind_to_subject(judge_provenance(item, pull, policy.trust)
+                        if pull is not None and item.producer is not None else item, facts)
         for item in facts.items
     )
     return own + tuple(bind_records_to_junit(observed))

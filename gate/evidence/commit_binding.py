@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from gate.claim.commit import normalise_sha
 from gate.claim.facts import Disqualification
 from gate.claim.model import JSON, CheckType, Evidence
+from gate.claim.subject import Binding as FactBinding
 
 OTHER_COMMIT = "other_commit"
 DIRTY_TREE = "dirty_tree"
@@ -79,3 +80,13 @@ def check_record(evidence: Evidence, head_sha: str | None) -> Disqualification |
     if evidence.check_type is not CheckType.TEST_RUN:
         return None
     return check_binding(binding_of_record(evidence), head_sha)
+
+
+def record_fact_binding(evidence: Evidence) -> FactBinding | None:
+    """A test-run record's commit in the shape every fact shares (gate/claim/subject.py), so
+    the engine's subject rule reads the command line's bindings as it reads GitHub's. It is
+    what the record's producer wrote; `check_record` has already judged it against the head."""
+    if evidence.check_type is not CheckType.TEST_RUN:
+        return None
+    commit = binding_of_record(evidence).commit
+    return FactBinding(commit=commit) if commit is not None else None

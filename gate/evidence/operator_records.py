@@ -24,7 +24,7 @@ from gate.claim.facts import (
 from gate.claim.loader import LoadedClaim, load_evidence_records
 from gate.claim.model import Evidence
 from gate.claim.policy import Policy
-from gate.evidence.commit_binding import check_record
+from gate.evidence.commit_binding import check_record, record_fact_binding
 from gate.evidence.interface import Collected
 from gate.evidence.probe.records import recorded_disqualification
 from gate.evidence.producer_inventory import INVENTORY_FIELD, PRODUCER_MODIFIED, judge
@@ -103,6 +103,7 @@ class OperatorRecords:
                     record, Origin.OPERATOR, document.source,
                     recorded_disqualification(record, claim_sha256)
                     or qualify(record, self.head_sha),
+                    binding=record_fact_binding(record),
                 )
                 for record in records
             )

@@ -207,6 +207,8 @@ class Hub:
         self.storage_requests: list[StorageRequest] = []
         self.violations: list[Violation] = []
         self.faults: list[Fault] = []
+        #: endpoint -> [(calls to let through first, what happens then)], for races.
+        self.hooks: dict[str, list[tuple[int, Callable[[], None]]]] = {}
         self.storage_rejects_authorization = True
         # GitHub Actions is the app every workflow's GITHUB_TOKEN speaks for.
         github = self.add_user("github", type="Organization")
@@ -575,11 +577,57 @@ class Hub:
         with self.lock:
             the_pull.base_ref = base
             the_pull.base_sha = the_pull.repo.branches[base]
+            the_pull.events.append((self.next_id(), "base_ref_changed", the_pull.user,
+                                    self.clock()))
             the_pull.files = self._diff(
                 the_pull.repo.commits[the_pull.base_sha],
                 the_pull.head_repo.commits[the_pull.head_sha],
             )
             the_pull.updated_at = self.clock()
+
+    def set_pull_state(self, the_pull: Pull, state: str, *, merged: bool = False) -> None:
+        """Close or reopen a PR, recorded on its timeline as GitHub does (`closed`,
+        `reopened`, `merged`)."""
+        with self.lock:
+            event = "reopened" if state == "open" else "merged" if merged else "closed"
+            the_pull.state = state
+            the_pull.events.append((self.next_id(), event, the_pull.user, self.clock()))
+            the_pull.updated_at = self.clock()
+
+    def merge_base(self, repo: Repo, base_sha: str, head_sha: str) -> str | None:
+        """The nearest commit of `head_sha`'s history (first parents, then the rest) that is
+        also in `base_sha`'s."""
+        on_base = self._ancestors(repo, base_sha)
+        pending, seen = [head_sha], set()
+        while pending:
+            sha = pending.pop(0)
+            if sha in on_base:
+                return sha
+            if sha in seen:
+                continue
+            seen.add(sha)
+            commit = self.find_commit(repo, sha)  # a fork's commits are in the network
+            pending.extend(commit.parents if commit else [])
+        return None
+
+    def commits_between(self, repo: Repo, old: str, new: str) -> list[str]:
+        """The commits of `new`'s history not in `old`'s, newest first."""
+        kept = self._ancestors(repo, old)
+        return [sha for sha in self._history(repo, new) if sha not in kept]
+
+    def _history(self, repo: Repo, sha: str) -> list[str]:
+        found, pending = [], [sha]
+        while pending:
+            current = pending.pop(0)
+            commit = self.find_commit(repo, current)
+            if current in found or commit is None:
+                continue
+            found.append(current)
+            pending.extend(commit.parents)
+        return found
+
+    def diff(self, base: Commit, head: Commit) -> list[ChangedFile]:
+        return self._diff(base, head)
 
     @staticmethod
     def _diff(base: Commit, head: Commit) -> list[ChangedFile]:
@@ -990,6 +1038,20 @@ class Hub:
         return self._add_fault(Fault(endpoint, times, status=status, headers=headers,
                                      message=message))
 
+    def when_called(self, endpoint: str, action: Callable[[], None], *, after: int = 0) -> None:
+        """Run `action` (e.g. a push) just before the stand-in answers the call of `endpoint`
+        that follows `after` answered ones: the world moving between two of the gate's reads."""
+        if endpoint not in {route.endpoint for route in self.routes}:
+            raise ValueError(f"no endpoint {endpoint!r}")
+        with self.lock:
+            self.hooks.setdefault(endpoint, []).append((self.calls[endpoint] + after, action))
+
+    def _run_hooks(self, endpoint: str) -> None:
+        due = [(n, a) for n, a in self.hooks.get(endpoint, []) if n == self.calls[endpoint] - 1]
+        for entry in due:
+            self.hooks[endpoint].remove(entry)
+            entry[1]()
+
     def delay(self, endpoint: str = "*", *, seconds: float, times: int = 1) -> Fault:
         """Wait `seconds` before answering the next `times` calls (past a client's timeout)."""
         return self._add_fault(Fault(endpoint, times, status=200, delay=seconds))
@@ -1071,6 +1133,7 @@ class Hub:
             for problem in problems:
                 self.violations.append(Violation("request", endpoint, path, None, problem))
             fault = self._take_fault(endpoint)
+            self._run_hooks(endpoint)
         if fault is not None and fault.delay:
             self._stopping.wait(fault.delay)
         with self.lock:

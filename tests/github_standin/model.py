@@ -190,6 +190,9 @@ class Pull:
     #: The GitHub App that opened the PR on a user's behalf (the issue's
     #: `performed_via_github_app`), e.g. an agent acting with the user's token.
     app: App | None = None
+    #: Its timeline's state changes, oldest first: (id, event, actor, created_at), e.g.
+    #: `base_ref_changed` (a retarget), `closed`, `reopened`.
+    events: list[tuple[int, str, User, datetime]] = field(default_factory=list)
 
 
 @dataclass

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import base64
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from tests.github_standin.model import (
@@ -16,6 +18,7 @@ from tests.github_standin.model import (
     Annotation,
     App,
     Artifact,
+    ChangedFile,
     CheckRun,
     CheckSuite,
     Comment,
@@ -317,6 +320,56 @@ def diff_entry(urls: Urls, the_pull: Pull, index: int) -> JSON:
     if changed.previous_filename is not None:
         data["previous_filename"] = changed.previous_filename
     return data
+
+
+def file_entry(urls: Urls, the_repo: Repo, head: Commit, changed: ChangedFile) -> JSON:
+    """One entry of a comparison's `files` (the `diff-entry` shape, as a PR's files)."""
+    content = head.files.get(changed.filename, b"")
+    blob = hashlib.sha1(b"blob %d\0" % len(content) + content).hexdigest()  # noqa: S324
+    data: JSON = {
+        "sha": blob, "filename": changed.filename, "status": changed.status,
+        "additions": changed.additions, "deletions": changed.deletions,
+        "changes": changed.additions + changed.deletions,
+        "blob_url": f"{urls.html(the_repo)}/blob/{head.sha}/{changed.filename}",
+        "raw_url": f"{urls.html(the_repo)}/raw/{head.sha}/{changed.filename}",
+        "contents_url": f"{urls.repo(the_repo)}/contents/{changed.filename}?ref={head.sha}",
+    }
+    if changed.previous_filename is not None:
+        data["previous_filename"] = changed.previous_filename
+    return data
+
+
+def comparison(urls: Urls, the_repo: Repo, base: Commit, merge_base: Commit, head: Commit,
+               ahead: Sequence[Commit], behind: int, files: Sequence[ChangedFile]) -> JSON:
+    """`GET compare/{base}...{head}`: the commits from the merge base to the head, and at most
+    300 changed files for the whole comparison (GitHub's cap)."""
+    spec = f"{base.sha}...{head.sha}"
+    status = ("identical" if not ahead and not behind else "ahead" if not behind
+              else "behind" if not ahead else "diverged")
+    return {
+        "url": f"{urls.repo(the_repo)}/compare/{spec}",
+        "html_url": f"{urls.html(the_repo)}/compare/{spec}",
+        "permalink_url": f"{urls.html(the_repo)}/compare/{spec}",
+        "diff_url": f"{urls.html(the_repo)}/compare/{spec}.diff",
+        "patch_url": f"{urls.html(the_repo)}/compare/{spec}.patch",
+        "base_commit": commit(urls, the_repo, base),
+        "merge_base_commit": commit(urls, the_repo, merge_base),
+        "status": status, "ahead_by": len(ahead), "behind_by": behind,
+        "total_commits": len(ahead),
+        "commits": [commit(urls, the_repo, c) for c in ahead],
+        "files": [file_entry(urls, the_repo, head, f) for f in files[:300]],
+    }
+
+
+def timeline_event(urls: Urls, the_pull: Pull, ident: int, event: str, actor: User,
+                   at: datetime) -> JSON:
+    """A state change on a PR's timeline (`state-change-issue-event`)."""
+    return {
+        "id": ident, "node_id": node_id("IssueEvent", ident),
+        "url": f"{urls.repo(the_pull.repo)}/issues/events/{ident}",
+        "actor": user(urls, actor), "event": event, "commit_id": None, "commit_url": None,
+        "created_at": iso(at), "performed_via_github_app": None,
+    }
 
 
 def content_file(urls: Urls, the_repo: Repo, path: str, content: bytes, ref: str) -> JSON:

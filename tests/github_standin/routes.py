@@ -234,6 +234,36 @@ def list_pulls_for_commit(hub: Hub, call: Call) -> Reply:
     return Reply(body=Paged([render.pull(hub.urls, p, full=False) for p in pulls]))
 
 
+def compare_commits(hub: Hub, call: Call) -> Reply:
+    """`BASE...HEAD` of two commits of this repository (SHAs or branch names)."""
+    repo = _repo(hub, call)
+    base_ref, dots, head_ref = call.params["basehead"].partition("...")
+    if not dots:
+        raise HttpError(404, "Not Found")
+    base_sha, head_sha = hub.resolve_ref(repo, base_ref), hub.resolve_ref(repo, head_ref)
+    base = hub.find_commit(repo, base_sha) if base_sha else None
+    head = hub.find_commit(repo, head_sha) if head_sha else None
+    fork = hub.merge_base(repo, base.sha, head.sha) if base and head else None
+    if base is None or head is None or fork is None:
+        raise HttpError(404, "Not Found")
+    merge_base = hub.find_commit(repo, fork)
+    assert merge_base is not None
+    ahead = [hub.find_commit(repo, sha) for sha in reversed(hub.commits_between(repo, fork,
+                                                                                 head.sha))]
+    behind = len(hub.commits_between(repo, fork, base.sha))
+    return Reply(body=render.comparison(hub.urls, repo, base, merge_base, head,
+                                        [c for c in ahead if c is not None], behind,
+                                        hub.diff(merge_base, head)))
+
+
+def list_timeline(hub: Hub, call: Call) -> Reply:
+    the_pull = hub.pulls.get((_repo(hub, call).id, call.int_param("issue_number")))
+    if the_pull is None:
+        raise HttpError(404, "Not Found")
+    return Reply(body=Paged([render.timeline_event(hub.urls, the_pull, *event)
+                             for event in the_pull.events]))
+
+
 def get_content(hub: Hub, call: Call) -> Reply:
     repo = _repo(hub, call)
     ref = call.query.get("ref") or repo.default_branch
@@ -723,6 +753,7 @@ ROUTES: list[Route] = [
     Route.make("GET", f"{R}/pulls/{{pull_number}}/reviews", list_reviews),
     Route.make("GET", f"{R}/collaborators/{{username}}/permission", get_collaborator_permission),
     Route.make("GET", f"{R}/commits/{{commit_sha}}/pulls", list_pulls_for_commit),
+    Route.make("GET", f"{R}/compare/{{basehead}}", compare_commits),
     Route.make("GET", f"{R}/commits/{{ref}}/check-suites", list_suites_for_ref),
     Route.make("GET", f"{R}/commits/{{ref}}/check-runs", list_check_runs_for_ref),
     Route.make("GET", f"{R}/commits/{{ref}}/statuses", list_statuses),
@@ -752,6 +783,7 @@ ROUTES: list[Route] = [
     Route.make("GET", f"{R}/deployments/{{deployment_id}}/statuses", list_deployment_statuses),
     Route.make("GET", f"{R}/issues/{{issue_number}}", get_issue),
     Route.make("GET", f"{R}/issues/{{issue_number}}/comments", list_comments),
+    Route.make("GET", f"{R}/issues/{{issue_number}}/timeline", list_timeline),
     Route.make("POST", f"{R}/issues/{{issue_number}}/comments", create_comment),
     Route.make("PATCH", f"{R}/issues/comments/{{comment_id}}", update_comment),
     Route.make("POST", "/app/installations/{installation_id}/access_tokens",

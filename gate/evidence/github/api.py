@@ -41,6 +41,15 @@ from gate.evidence.github.event import pull_request_ref
 from gate.evidence.github.permissions import permission_for
 
 PER_PAGE = 100
+#: GitHub lists at most this many files of a comparison; a list that long may be cut short.
+MAX_COMPARED_FILES = 300
+
+
+@dataclass(frozen=True)
+class Comparison:
+    files: tuple[ChangedFile, ...]
+    merge_base: str
+    listed_in_full: bool  # False: GitHub's 300-file cap was reached (or no list came)
 _NEXT = re.compile(r'<([^>]+)>;\s*rel="next"')
 
 
@@ -101,8 +110,10 @@ _ENDPOINTS = {
     "pull": "GET /repos/{owner}/{repo}/pulls/{number}",
     "pulls_for_commit": "GET /repos/{owner}/{repo}/commits/{sha}/pulls",
     "workflow_runs": "GET /repos/{owner}/{repo}/actions/runs",
-    "base_branch_runs": "GET /repos/{owner}/{repo}/actions/workflows/{id}/runs",
     "changed_files": "GET /repos/{owner}/{repo}/pulls/{number}/files",
+    "compare": "GET /repos/{owner}/{repo}/compare/{base}...{head}",
+    "pulls_with_commit": "GET /repos/{owner}/{repo}/commits/{sha}/pulls",
+    "rebinding_events": "GET /repos/{owner}/{repo}/issues/{number}/timeline",
     "activity": "GET /repos/{owner}/{repo}/activity",
     "check_runs": "GET /repos/{owner}/{repo}/commits/{sha}/check-runs",
     "artifacts": "GET /repos/{owner}/{repo}/actions/runs/{id}/artifacts",
@@ -216,6 +227,32 @@ class GitHubApi:
         return [int(p["number"]) for p in self._pages(f"{self._repo}/commits/{sha}/pulls", {}, None)
                 if p.get("state") == "open"]
 
+    def pulls_with_commit(self, sha: str) -> list[tuple[int, str, str]]:
+        """(number, head repository, head branch) of every PR, open, closed or merged (forks'
+        too), whose commits hold `sha`."""
+        return [(int(p["number"]), _full_name((p.get("head") or {}).get("repo")) or "(deleted)",
+                 str((p.get("head") or {}).get("ref") or ""))
+                for p in self._pages(f"{self._repo}/commits/{sha}/pulls", {}, None)]
+
+    def compare(self, base_sha: str, head_sha: str) -> Comparison:
+        """The change from the merge base of two commits to the head, pinned by SHA. GitHub
+        lists at most 300 files of a comparison, on its first page only."""
+        _, data = self._request("GET", f"{self._repo}/compare/{base_sha}...{head_sha}",
+                                {"per_page": 1})
+        raw = data.get("files")
+        files = tuple(
+            ChangedFile(filename=str(f["filename"]), status=str(f.get("status") or ""),
+                        previous_filename=f.get("previous_filename") or None)
+            for f in (raw if isinstance(raw, list) else []))
+        return Comparison(files, str(data["merge_base_commit"]["sha"]),
+                          listed_in_full=isinstance(raw, list) and len(files) < MAX_COMPARED_FILES)
+
+    def rebinding_events(self, number: int) -> list[tuple[str, datetime]]:
+        """(event, time) of each base change and reopening on PR `number`'s timeline."""
+        return [(str(raw["event"]), _time(raw["created_at"], f"PR #{number}'s timeline"))
+                for raw in self._pages(f"{self._repo}/issues/{number}/timeline", {}, None)
+                if raw.get("event") in ("base_ref_changed", "reopened")]
+
     def file_at(self, path: str, ref: str) -> bytes | None:
         """A file's bytes at a commit, or None when it does not exist there."""
         quoted = urllib.parse.quote(path)
@@ -260,20 +297,6 @@ class GitHubApi:
     def workflow_runs(self, head_sha: str) -> list[WorkflowRun]:
         return [_workflow_run(raw) for raw in self._pages(
             f"{self._repo}/actions/runs", {"head_sha": head_sha}, "workflow_runs")]
-
-    def base_branch_runs(self, workflow_path: str, branch: str) -> list[WorkflowRun]:
-        """The newest finished runs of one workflow file on a branch (one page of 30)."""
-        workflow = urllib.parse.quote(workflow_path.rsplit("/", 1)[-1], safe="")
-        try:
-            _, data = self._request(
-                "GET", f"{self._repo}/actions/workflows/{workflow}/runs",
-                {"branch": branch, "status": "completed", "per_page": 30},
-            )
-        except _ApiError as exc:
-            if exc.status == 404:
-                return []
-            raise
-        return [_workflow_run(raw) for raw in data.get("workflow_runs", [])]
 
     def changed_files(self, number: int) -> list[ChangedFile]:
         """The PR's changed files (GitHub lists at most 3,000; `complete` says if all came)."""
@@ -461,7 +484,19 @@ def _workflow_run(raw: Mapping[str, Any]) -> WorkflowRun:
             (int(p["number"]), str(p["base"]["ref"])) for p in raw.get("pull_requests") or []
             if isinstance(p.get("base"), dict) and p["base"].get("ref")
         ),
+        actor=_login(raw.get("triggering_actor")) or _login(raw.get("actor")),
+        head_repo=_full_name(raw.get("head_repository")),
     )
+
+
+def _full_name(repo: Any) -> str | None:
+    name = repo.get("full_name") if isinstance(repo, Mapping) else None
+    return name if isinstance(name, str) and name else None
+
+
+def _login(user: Any) -> str | None:
+    login = user.get("login") if isinstance(user, Mapping) else None
+    return login if isinstance(login, str) and login else None
 
 
 class _ApiError(CouldNotDecide):

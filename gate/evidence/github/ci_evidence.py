@@ -27,6 +27,7 @@ from gate.claim.github_facts import Artifact, WorkflowRun, run_label
 from gate.claim.junit_facts import FailingTest, JUnitFile, JUnitRun
 from gate.claim.junit_options import JUnitOptions
 from gate.claim.model import CheckType, Evidence, Verifier, VerifierKind
+from gate.claim.subject import Binding
 from gate.claim.timefmt import format_rfc3339
 from gate.evidence.artifact_zip import ExtractedMember, extract_members
 from gate.evidence.github.api import ArtifactGone, GitHubApi
@@ -71,62 +72,100 @@ _PULL_EVENTS = frozenset({"pull_request", "pull_request_target"})
 
 
 def _other_pulls(
-    api: GitHubApi, runs: Sequence[WorkflowRun], head_sha: str, pull_number: int | None
+    api: GitHubApi, runs: Sequence[WorkflowRun], head_sha: str, pull_number: int | None,
+    head: tuple[str, str] | None = None,
 ) -> frozenset[int] | None:
-    """Open PRs other than ours whose head is this commit, asked only when a pull_request
-    run does not say which PR it ran for (fork PRs); None when that could not be learnt."""
-    if pull_number is None or not any(
-        run.event in _PULL_EVENTS and not run.pull_numbers for run in runs
-    ):
+    """Every PR other than ours, open, closed or merged, whose commits hold the head and whose
+    head is the same repository and branch as ours (`head`; all of them without it): its
+    `pull_request` runs look exactly like ours. Asked when a pull_request run is on the head;
+    None when that could not be learnt. A PR from another repository or branch (an
+    outsider's fork holding the same commit) makes runs that name its own head instead."""
+    if pull_number is None or not any(run.event in _PULL_EVENTS for run in runs):
         return frozenset()
     try:
-        return frozenset(n for n in api.pulls_for_commit(head_sha) if n != pull_number)
+        found = api.pulls_with_commit(head_sha)
     except CouldNotDecide:
         return None
+    return frozenset(n for n, repo, ref in found if n != pull_number and (
+        head is None or (repo.lower() == head[0].lower() and ref == head[1])))
+
+
+def _other_head(run: WorkflowRun, head: tuple[str, str] | None) -> str | None:
+    """A pull_request run is made for a PR whose head is the run's head repository and
+    branch; another head is another PR's."""
+    if head is None:
+        return None
+    repo, ref = head
+    if run.head_repo is not None and run.head_repo.lower() != repo.lower():
+        return f"the fork {run.head_repo}"
+    if run.head_branch is not None and run.head_branch != ref:
+        return f"the branch {run.head_branch!r}"
+    return None
 
 
 def _for_another_pull(
-    run: WorkflowRun, pull_number: int | None, others: frozenset[int] | None
+    run: WorkflowRun, pull_number: int | None, others: frozenset[int] | None,
+    head: tuple[str, str] | None = None,
 ) -> str | None:
-    """Runs belong to a commit, not a PR: a second PR with the same head (into a base the
-    agent controls, with its own workflow) must not lend its run to ours."""
+    """Runs belong to a commit, not a PR, and `run.pull_requests` names only the open PRs
+    whose head matches now: a second PR with the same head (into a base the agent controls,
+    with its own workflow), even one closed before the gate looks, must not lend its run."""
     if pull_number is None or run.event not in _PULL_EVENTS:
         return None
-    if run.pull_numbers:
-        if run.pull_numbers == (pull_number,):
-            return None
-        listed = ", ".join(f"#{n}" for n in run.pull_numbers if n != pull_number)
-        if pull_number in run.pull_numbers:  # open PRs with this head: not which one it ran for
-            return (f"{run_label(run)} cannot be tied to #{pull_number}: {listed} also hold"
-                    " this head commit, and GitHub does not say which pull request a run was"
-                    " made for; not counted")
+    if run.pull_numbers and pull_number not in run.pull_numbers:
         listed = ", ".join(f"#{n}" for n in run.pull_numbers)
         return (f"{run_label(run)} ran for pull request {listed}, not #{pull_number}: its"
                 " workflow came from that PR's base branch, so it is not this PR's evidence")
+    elsewhere = _other_head(run, head)
+    if elsewhere:
+        return (f"{run_label(run)} was made for a pull request from {elsewhere}, not"
+                f" #{pull_number}'s head: not counted")
     if others is None:
-        return (f"{run_label(run)} does not say which pull request it ran for, and the open"
-                " pull requests on this commit could not be listed: not counted")
+        return (f"{run_label(run)} cannot be tied to #{pull_number}: the pull requests that"
+                " hold this commit could not be listed; not counted")
     if others:
         listed = ", ".join(f"#{n}" for n in sorted(others))
-        return (f"{run_label(run)} does not say which pull request it ran for, and"
-                f" {listed} share this head commit: not counted")
+        return (f"{run_label(run)} cannot be tied to #{pull_number}: {listed} (open, closed"
+                " or merged) also hold this head commit from the same branch, and GitHub does"
+                " not say which pull request a run was made for; not counted")
     return None
 
 
 def _not_this_pulls(
     run: WorkflowRun, head_sha: str, pull_number: int | None,
     others: frozenset[int] | None, own_run_id: int | None,
+    head: tuple[str, str] | None = None,
 ) -> str | None:
     """Why a listed run is not one of this PR head's runs (nor waited for), if it is not."""
     if run.head_sha != head_sha:
         return f"{run_label(run)} is on {run.head_sha[:12]}, not the head: ignored"
-    foreign = _for_another_pull(run, pull_number, others)
+    foreign = _for_another_pull(run, pull_number, others, head)
     if foreign:
         return foreign
     if run.id == own_run_id:
         return (f"{run_label(run)} is the gate's own run: its results are the workspace"
                 " files it was given")
     return None
+
+
+def run_binding(run: WorkflowRun, pull_number: int | None) -> Binding:
+    """What GitHub says a run is bound to: its commit, event, workflow file, attempt, actor
+    and start, and the PR it was made for when it is a PR's run (`_for_another_pull` let
+    through only runs no other PR can claim; one that names another PR is bound to that)."""
+    made_for = None
+    if run.event in _PULL_EVENTS and pull_number is not None:
+        made_for = pull_number if not run.pull_numbers or pull_number in run.pull_numbers \
+            else run.pull_numbers[0]
+    return Binding(commit=run.head_sha, pull_number=made_for, event=run.event,
+                   workflow_path=run.path, run_attempt=run.run_attempt, actor=run.actor,
+                   observed_at=run.run_started_at)
+
+
+def _the_gates(run: WorkflowRun, gate_workflow: str | None) -> str | None:
+    if gate_workflow is None or run.path != gate_workflow:
+        return None
+    return (f"{run_label(run)} is a run of the gate's own workflow: never CI evidence, its"
+            " artifacts are not read")
 
 
 def _absence(run: WorkflowRun) -> str | None:
@@ -150,13 +189,18 @@ def collect_ci_evidence(
     pull_number: int | None = None,
     junit_options: JUnitOptions = DEFAULT_OPTIONS,
     own_run_id: int | None = None,
+    gate_workflow: str | None = None,
+    head: tuple[str, str] | None = None,
 ) -> CiEvidence:
     """Read the JUnit artifacts of every finished run on `head_sha` (all pages).
 
     `identities`: also keep each test's identity (up to that many per file), to compare
     the head's test set with the base branch's. `pull_number`: the PR being decided; a
     pull_request run made for another PR with the same head is not its evidence.
-    `own_run_id`: the gate's own run (GITHUB_RUN_ID), still running by definition."""
+    `own_run_id`: the gate's own run (GITHUB_RUN_ID), still running by definition;
+    `gate_workflow`: the gate's own workflow file, whose runs are listed (the engine leaves
+    them out of CI) but whose artifacts are never read as evidence; `head`: the PR's head
+    repository and branch, which its own pull_request runs name."""
     junit_runs: list[tuple[str, JUnitRun]] = []
     items: list[EvidenceItem] = []
     notes: list[str] = []
@@ -167,17 +211,17 @@ def collect_ci_evidence(
     if not runs:
         notes.append(f"no workflow run on the head commit {head_sha[:12]}: runs on earlier"
                      " commits of the PR say nothing about the code as it is now")
-    others = _other_pulls(api, runs, head_sha, pull_number)
+    others = _other_pulls(api, runs, head_sha, pull_number, head)
     head_runs: list[HeadRun] = []
     unread: list[UnreadArtifact] = []
     with tempfile.TemporaryDirectory(dir=workdir) as scratch:
         for run in runs:
-            elsewhere = _not_this_pulls(run, head_sha, pull_number, others, own_run_id)
+            elsewhere = _not_this_pulls(run, head_sha, pull_number, others, own_run_id, head)
             if elsewhere:
                 notes.append(elsewhere)
                 continue
             head_runs.append(HeadRun(run_label(run), run.path, run.status, run.conclusion))
-            absent = _absence(run)
+            absent = _absence(run) or _the_gates(run, gate_workflow)
             if absent:
                 notes.append(absent)
                 continue
@@ -220,17 +264,16 @@ def collect_ci_evidence(
 def read_artifact_junit(
     api: GitHubApi,
     run: WorkflowRun,
-    artifact_patterns: Sequence[str],
+    artifacts: Sequence[Artifact],
     scratch: Path,
     max_bytes: int = MAX_ARTIFACT_BYTES,
     identities: int | None = None,
 ) -> tuple[list[JUnitFile], list[str]]:
-    """The JUnit files of one run's matching artifacts (a baseline), and why any are missing."""
+    """The JUnit files of one run's JUnit artifacts (a baseline; already listed and matched
+    by name), and why any are missing."""
     files: list[JUnitFile] = []
     notes: list[str] = []
-    for artifact in api.artifacts(run.id):
-        if not any(fnmatchcase(artifact.name, p) for p in artifact_patterns):
-            continue
+    for artifact in artifacts:
         label = f"{run_label(run)} artifact {artifact.name!r}"
         if artifact.expired:
             notes.append(f"{label} has expired")
@@ -312,7 +355,8 @@ def _artifact_evidence(
                     "x-time-source": "run_started_at (GitHub's clock)"},
     )
     return _ArtifactResult(item=replace(item, evidence=evidence, source=label,
-                                       producer=_producer(run, pull_number)), junit=junit,
+                                       producer=_producer(run, pull_number),
+                                       binding=run_binding(run, pull_number)), junit=junit,
                            note="; ".join(skipped) or None,
                            zip_sha256=hashlib.sha256(data).hexdigest(), unread=unread)
 
@@ -372,4 +416,4 @@ def _broken(run: WorkflowRun, artifact: Artifact, label: str, problem: str,
     )
     return EvidenceItem(evidence, Origin.GATE, label,
                         Disqualification("unreadable_artifact", problem),
-                        _producer(run, pull_number))
+                        _producer(run, pull_number), run_binding(run, pull_number))

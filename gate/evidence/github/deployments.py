@@ -26,6 +26,7 @@ from gate import __version__
 from gate.claim.facts import Disqualification, EvidenceItem, Origin
 from gate.claim.github_facts import Deployment, DeploymentStatus
 from gate.claim.model import CheckType, Claim, Evidence, Verifier, VerifierKind
+from gate.claim.subject import Binding
 
 VERIFIER_ID = f"claim-gate/github-deployments@{__version__}"
 _FAILED = {"failure", "error"}
@@ -113,7 +114,9 @@ def _item(
             f"{label} reports success, which is the pipeline's own account of the deploy;"
             " a live check against the deployed thing is needed",
         )
-    return EvidenceItem(evidence, Origin.GATE, label, disqualified)
+    # Bound to the deployment's commit and the status's creator and time, as GitHub says.
+    bound = Binding(commit=deployment.sha, actor=status.creator, observed_at=status.created_at)
+    return EvidenceItem(evidence, Origin.GATE, label, disqualified, binding=bound)
 
 
 def deployed_urls(deployments: Sequence[Deployment], creators: Sequence[str]) -> dict[str, str]:

@@ -99,7 +99,13 @@ def pull_request_ref(pull: Mapping[str, Any], source: str) -> PullRequestRef:
         author_id=_account_id(pull.get("user")),
         author_type=str((pull.get("user") or {}).get("type") or ""),
         changed_files=_count(pull.get("changed_files")),
+        base_sha=_optional_sha(pull.get("base")),
     )
+
+
+def _optional_sha(base: Any) -> str | None:
+    value = base.get("sha") if isinstance(base, Mapping) else None
+    return value.lower() if isinstance(value, str) and len(value) == 40 else None
 
 
 def _default_branch(pull: Mapping[str, Any]) -> str | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from pathlib import Path
 
 from gate.claim.changed_paths import ChangedPaths
@@ -30,10 +31,16 @@ from gate.claim.junit_options import JUnitOptions
 from gate.claim.loader import LoadedClaim
 from gate.claim.model import Claim
 from gate.claim.policy import Policy
+from gate.claim.subject import Binding, Subject
 from gate.claim.trust_policy import TrustPolicy
 from gate.evidence.github.api import GitHubApi
 from gate.evidence.github.arrival import head_arrival
-from gate.evidence.github.baseline import MAX_COMPARED_TESTS, compare_test_sets
+from gate.evidence.github.baseline import (
+    MAX_COMPARED_TESTS,
+    BaseCommit,
+    compare_test_sets,
+    read_base_commit,
+)
 from gate.evidence.github.ci_evidence import collect_ci_evidence
 from gate.evidence.github.deployments import deployment_evidence
 from gate.evidence.interface import Collected
@@ -51,6 +58,8 @@ class PullFacts:
     ignored: tuple[str, ...] = ()  # checks and statuses under the gate's name: never evidence
     #: The PR's files with its count and claim files: what the claim is held against.
     changed: ChangedPaths | None = None
+    #: When its base last changed or it was reopened (its timeline), if ever.
+    rebound_at: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -69,14 +78,24 @@ def pull_facts(
 ) -> PullFacts:
     """`changed`: the PR's files, read before the claim was looked for (`changed_paths`)."""
     # Complete means as many files as the PR's count (exactly 3,000 is complete).
+    events = api.rebinding_events(pull.number)
     return PullFacts(pull, PullChanges(frozenset(changed.paths), changed.complete),
                      tuple(api.deployments(pull.head_sha)), trust,
-                     tuple(ignored_speakers(api, pull.head_sha, check_name)), changed)
+                     tuple(ignored_speakers(api, pull.head_sha, check_name)), changed,
+                     max((at for _, at in events), default=None))
 
 
 def changed_paths(api: GitHubApi, pull: PullRequestRef) -> ChangedPaths:
-    """The PR's files, all pages; at GitHub's 3,000-file cap the PR's own count is asked for
-    now (never taken from the event alone), so a longer PR is known to be cut short."""
+    """The change pinned by SHA: GitHub's comparison of the PR's base commit with the head
+    read (never the live `pulls/N/files`, which a push between two calls would change);
+    at its 300-file cap the listing counts as cut short. Without a base SHA (an old payload)
+    the PR's files, all pages, with its own count asked at GitHub's 3,000-file cap."""
+    if pull.base_sha is not None:
+        found = api.compare(pull.base_sha, pull.head_sha)
+        return replace(ChangedPaths.of(
+            found.files, None if found.listed_in_full else len(found.files) + 1,
+            f"GitHub's comparison {pull.base_sha[:12]}...{pull.head_sha[:12]}"),
+            merge_base=found.merge_base)
     files = api.changed_files(pull.number)
     expected = pull.changed_files
     if len(files) >= MAX_LISTED_FILES:
@@ -132,7 +151,9 @@ def gather(
     workdir = sources.workspace if sources.workspace and sources.workspace.is_dir() else None
     ci = collect_ci_evidence(api, head_sha, sources.artifact_names, requested, workdir=workdir,
                              identities=MAX_COMPARED_TESTS, pull_number=facts.pull.number,
-                             junit_options=sources.junit, own_run_id=sources.own_run_id)
+                             junit_options=sources.junit, own_run_id=sources.own_run_id,
+                             gate_workflow=sources.workflow_path,
+                             head=(facts.pull.head_repo, facts.pull.head_ref))
     arrival = head_arrival(api, facts.pull)
     items = list(ci.items)
     skipped_files: list[str] = []
@@ -143,18 +164,26 @@ def gather(
         run = read_run(patterns, requested, options=sources.junit)
         skipped_files = list(run.notes)
         file_inputs += [(f"workspace JUnit {f.path}", f.sha256) for f in run.files]
-        items.append(replace(run_evidence(run, head_sha),
-                             producer=Producer(sources.workflow_path)))
+        # The gate's own run, started for this head: bound to it, not a listed run of its
+        # workflow (no event), so the gate-workflow rule leaves it alone.
+        items.append(replace(run_evidence(run, head_sha), producer=Producer(sources.workflow_path),
+                             binding=Binding(commit=head_sha)))
     items += deployment_evidence(claim, facts.deployments, facts.trust.deployment_creators,
                                  facts.trust.deployment_success_counts)
+    base_commit = read_base_commit(
+        api, [facts.pull.base_sha, facts.changed.merge_base if facts.changed else None],
+        facts.pull.base_ref, sources.artifact_names) if ci.junit or sources.artifact_names \
+        else None
     comparisons: list[TestSetComparison] = []
-    if ci.junit:
-        comparisons = compare_test_sets(api, ci.junit, facts.pull.base_ref,
-                                        sources.artifact_names, workdir, MAX_COMPARED_TESTS)
+    if ci.junit and base_commit is not None:
+        comparisons = compare_test_sets(api, ci.junit, base_commit, workdir, MAX_COMPARED_TESTS)
+    expected = (base_commit or BaseCommit(None, facts.pull.base_ref)).expected(
+        facts.trust.required_workflows)
     notes = list(ci.notes) + skipped_files + [c.note for c in comparisons if c.note]
     notes += facts.ignored
-    observed = Facts(tuple(items), PullObservation(facts.changes, arrival, facts.pull.base_ref),
-                     tuple(comparisons), ci.observation)
+    observed = Facts(tuple(items), PullObservation(facts.changes, arrival, facts.pull.base_ref,
+                                                   facts.rebound_at),
+                     tuple(comparisons), replace(ci.observation, expected=expected))
     return Gathered(observed, tuple(notes), ci.links, ci.failing, tuple(file_inputs), arrival)
 
 
@@ -165,6 +194,7 @@ class PullEvidence:
     api: GitHubApi
     pull: PullFacts
     sources: CiSources
+    subject: Subject | None = None  # what the decision is about (the items record bindings)
 
     def collect(self, loaded: LoadedClaim, policy: Policy) -> Collected:
         requested = required_tests(policy, loaded.claim, loaded.source)

@@ -18,7 +18,9 @@ _NEEDS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"/repos/[^/]+/[^/]+/deployments(/|$)"), "deployments: read"),
     (re.compile(r"/repos/[^/]+/[^/]+/(pulls(/|$)|commits/[^/]+/pulls$)"),
      "pull-requests: read"),
-    (re.compile(r"/repos/[^/]+/[^/]+/(contents|commits|activity)(/|$)"), "contents: read"),
+    (re.compile(r"/repos/[^/]+/[^/]+/issues/[^/]+/timeline$"), "pull-requests: read"),
+    (re.compile(r"/repos/[^/]+/[^/]+/(contents|commits|activity|compare)(/|$)"),
+     "contents: read"),
     # the issue behind a PR says which App opened it (`agent-presets`, `require-claim: agents`)
     (re.compile(r"/repos/[^/]+/[^/]+/issues/\d+$"), "issues: read"),
 )
