@@ -6,13 +6,14 @@ import json
 from collections.abc import Callable, Iterator
 from functools import cache
 from importlib import resources
-from typing import Any
-
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError
+from typing import TYPE_CHECKING, Any
 
 from gate.claim.jsonpos import pointer
 from gate.claim.timefmt import TimestampError, parse_rfc3339
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import ValidationError
 
 
 def schema_text() -> str:
@@ -27,6 +28,10 @@ def claim_schema() -> dict[str, Any]:
 
 
 def _validator_for(ref: str | None) -> Draft202012Validator:
+    # jsonschema (with referencing and its bundled meta-schemas) costs a tenth of a second to
+    # import: only a document that is validated pays for it (issue 23).
+    from jsonschema import Draft202012Validator
+
     root = claim_schema()
     if ref is None:
         return Draft202012Validator(root)

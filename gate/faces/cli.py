@@ -1,5 +1,9 @@
-"""`claim-gate`: the command line. Parses arguments, calls `run_verify_command`, returns an
-exit code."""
+"""`claim-gate`: the command line. Parses arguments, runs the subcommand, returns an exit code.
+
+Building the parser imports only the option modules (`*_arguments`); a subcommand's code is
+imported when it runs (`_run`), so `--help` does not load PyGithub, lxml, jsonschema or the
+signing code, and `verify` loads only what verifying needs (issue 23; a test checks the
+modules each command imports)."""
 
 from __future__ import annotations
 
@@ -8,30 +12,25 @@ import sys
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import NoReturn, TextIO
+from typing import TYPE_CHECKING, NoReturn, TextIO
 
 from gate import __version__
 from gate.claim.errors import CouldNotDecide, InvalidInput, UsageError
-from gate.claim.loader import DEFAULT_MAX_CLAIM_BYTES
-from gate.claim.model import VerdictState
-from gate.claim.schema import schema_text
-from gate.claim.timefmt import TimestampError, parse_rfc3339
-from gate.claim.wording import plural
-from gate.evidence.junit import DEFAULT_MAX_JUNIT_BYTES, read_run
-from gate.evidence.probe.observe import ProbeIO
-from gate.faces.arguments import commit_sha, positive_int
-from gate.faces.attestation_command import add_attestation_arguments, run_attestation_command
-from gate.faces.attestation_output import (
-    add_attestation_output_arguments,
-    check_attestation_arguments,
-    write_attestation,
-)
-from gate.faces.claim_command import add_claim_arguments, run_claim_command
-from gate.faces.probe_command import add_probe_arguments, probe_context, run_probe_command
-from gate.faces.scan import add_scan_arguments, run_scan
-from gate.faces.verify_git_arguments import add_git_arguments, git_options
-from gate.pipeline import FORMATS, ExitCode, VerifyOptions, VerifyResult, run_verify_command
-from gate.report.junit_summary import render_junit_json, render_junit_text
+from gate.claim.limits import DEFAULT_MAX_CLAIM_BYTES, DEFAULT_MAX_JUNIT_BYTES
+from gate.faces.arguments import commit_sha, positive_int, timestamp
+from gate.faces.attestation_arguments import add_attestation_output_arguments
+from gate.faces.attestation_command import add_attestation_arguments
+from gate.faces.claim_arguments import add_claim_arguments
+from gate.faces.probe_arguments import add_probe_arguments
+from gate.faces.scan_arguments import add_scan_arguments
+from gate.faces.verify_git_arguments import add_git_arguments
+from gate.report.renderers import FORMATS
+
+if TYPE_CHECKING:
+    from gate.evidence.probe.observe import ProbeIO
+
+#: The exit codes (gate.pipeline.ExitCode), here as numbers so the parser need not import it.
+_OK, _INVALID_INPUT, _COULD_NOT_DECIDE = 0, 3, 4
 
 EXIT_CODES_HELP = """\
 exit codes:
@@ -55,13 +54,6 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         raise UsageError(f"{self.prog}: {message}")
-
-
-def _timestamp(text: str) -> datetime:
-    try:
-        return parse_rfc3339(text)
-    except TimestampError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -114,7 +106,7 @@ def _add_verify(commands: _Commands[_Parser]) -> None:
         " independent; repeatable",
     )
     verify.add_argument(
-        "--now", type=_timestamp, metavar="RFC3339",
+        "--now", type=timestamp, metavar="RFC3339",
         help="decision time with a zone (default: this machine's clock)",
     )
     verify.add_argument(
@@ -189,52 +181,40 @@ def _add_junit(commands: _Commands[_Parser]) -> None:
     )
 
 
-def _verify(
-    args: argparse.Namespace, clock: Callable[[], datetime], out: TextIO, err: TextIO,
-    probe_io: ProbeIO,
+def _run(
+    args: argparse.Namespace, parser: argparse.ArgumentParser, clock: Callable[[], datetime],
+    out: TextIO, err: TextIO, probe_io: ProbeIO | None,
 ) -> int:
-    if args.probe and args.now is not None:
-        raise UsageError(
-            "claim-gate verify: --now cannot be given with --probe: probes observe with this"
-            " machine's clock, so a fixed decision time would judge real observations against"
-            " another clock (any after it would read as 'from the future'); run the probes"
-            " without --now, or write them with `claim-gate probe` and decide later with"
-            " --evidence and --now"
-        )
-    signing_key = check_attestation_arguments(args)
-    options = VerifyOptions(
-        claim=args.claim,
-        evidence=tuple(args.evidence),
-        policy=args.policy,
-        trusted_verifiers=tuple(args.trusted_verifier),
-        now=args.now,
-        format=args.format,
-        max_claim_bytes=args.max_claim_bytes,
-        probe=args.probe,
-        probe_context=probe_context(args),
-        junit=tuple(args.junit),
-        head_sha=args.head_sha,
-        junit_max_bytes=args.junit_max_bytes,
-        **git_options(args),
-    )
-    now = clock()
-    result = run_verify_command(options, now, probe_io)
-    write_attestation(args, result, options, now, signing_key)
-    if args.output is None:
-        out.write(result.output)
-        return int(result.exit_code)
-    state, count = ((result.verdict.state, len(result.verdict.unmet))
-                    if isinstance(result, VerifyResult) else (VerdictState.UNVERIFIED, 1))
-    try:
-        args.output.write_text(result.output, encoding="utf-8")
-    except OSError as exc:
-        raise InvalidInput(
-            str(args.output), None, f"cannot write the output: {exc.strerror}",
-            f"the verdict was decided ({state}); give a path that can be written",
-        ) from None
-    err.write(f"claim-gate: {str(state).upper()} ({plural(count, 'unmet item')});"
-              f" {args.format} output written to {args.output}\n")
-    return int(result.exit_code)
+    # Each subcommand's code is imported here, when it runs: see the module's docstring.
+    if args.command == "verify":
+        from gate.faces.verify_command import run_verify_arguments
+        return run_verify_arguments(args, clock, out, err, probe_io)
+    if args.command == "probe":
+        from gate.evidence.probe.observe import ProbeIO
+        from gate.faces.probe_command import run_probe_command
+        return run_probe_command(args, out, probe_io or ProbeIO.system(clock))
+    if args.command == "scan":
+        from gate.faces.scan import run_scan
+        return run_scan(args, clock=clock, out=out, err=err, probe_io=probe_io)
+    if args.command == "junit":
+        from gate.evidence.junit import read_run
+        from gate.report.junit_summary import render_junit_json, render_junit_text
+        run = read_run(args.files, (), args.max_bytes)
+        render = render_junit_json if args.format == "json" else render_junit_text
+        out.write(render(run))
+        return _OK
+    if args.command == "claim":
+        from gate.faces.claim_command import run_claim_command
+        return run_claim_command(args, out, clock)
+    if args.command == "attestation":
+        from gate.faces.attestation_command import run_attestation_command
+        return run_attestation_command(args, out, err, clock)
+    if args.command == "schema":
+        from gate.claim.schema import schema_text
+        out.write(schema_text())
+        return _OK
+    parser.print_help(err)
+    return _INVALID_INPUT
 
 
 def main(
@@ -247,39 +227,18 @@ def main(
     """Run the command line; returns the exit code (see EXIT_CODES_HELP)."""
     out = out or sys.stdout
     err = err or sys.stderr
-    probe_io = probe_io or ProbeIO.system(clock)
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
-        if args.command == "verify":
-            return _verify(args, clock, out, err, probe_io)
-        if args.command == "probe":
-            return run_probe_command(args, out, probe_io)
-        if args.command == "scan":
-            return run_scan(args, clock=clock, out=out, err=err, probe_io=probe_io)
-        if args.command == "junit":
-            run = read_run(args.files, (), args.max_bytes)
-            render = render_junit_json if args.format == "json" else render_junit_text
-            out.write(render(run))
-            return int(ExitCode.VERIFIED)
-        if args.command == "claim":
-            return run_claim_command(args, out, clock)
-        if args.command == "attestation":
-            return run_attestation_command(args, out, err, clock)
-        if args.command == "schema":
-            out.write(schema_text())
-            return int(ExitCode.VERIFIED)
-        parser.print_help(err)
-        return int(ExitCode.INVALID_INPUT)
+        return _run(parser.parse_args(argv), parser, clock, out, err, probe_io)
     except (InvalidInput, UsageError) as exc:
         err.write(f"claim-gate: invalid input: {exc}\n")
-        return int(ExitCode.INVALID_INPUT)
+        return _INVALID_INPUT
     except CouldNotDecide as exc:
         err.write(f"claim-gate: could not decide: {exc}\n")
-        return int(ExitCode.COULD_NOT_DECIDE)
+        return _COULD_NOT_DECIDE
     except Exception as exc:
         err.write(
             f"claim-gate: could not decide: internal error {type(exc).__name__}: {exc}"
             " (this is a bug in claim-gate; please report it)\n"
         )
-        return int(ExitCode.COULD_NOT_DECIDE)
+        return _COULD_NOT_DECIDE
