@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -104,6 +105,10 @@ def parse_json(text: str, source: str, what: str) -> Any:
 
 
 def _check_depth(value: Any, source: str, what: str, text: str) -> None:
+    # A lone surrogate can only be spelt by a \u escape (or be in a text not decoded from
+    # UTF-8): without either, the strings need no look each, which was most of this walk's
+    # time on a large claim (issue 23).
+    strings = _SURROGATE_ESCAPE.search(text) is not None or not _encodes(text)
     pending: list[tuple[Any, int]] = [(value, 1)]
     while pending:
         item, depth = pending.pop()
@@ -112,13 +117,26 @@ def _check_depth(value: Any, source: str, what: str, text: str) -> None:
                 source, None, f"the {what} is nested deeper than {MAX_DEPTH} levels"
             )
         if isinstance(item, dict):
-            for key in item:
-                _check_unicode(key, source, what, text)
-            pending.extend((child, depth + 1) for child in item.values())
+            if strings:
+                for key in item:
+                    _check_unicode(key, source, what, text)
+            children: Iterable[Any] = item.values()
         elif isinstance(item, list):
-            pending.extend((child, depth + 1) for child in item)
-        elif isinstance(item, str):
-            _check_unicode(item, source, what, text)
+            children = item
+        else:
+            if strings and isinstance(item, str):
+                _check_unicode(item, source, what, text)
+            continue
+        pending.extend((child, depth + 1) for child in children
+                       if strings or isinstance(child, dict | list))
+
+
+def _encodes(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD]([89abAB]|[c-fC-F])[0-9a-fA-F]{2}")

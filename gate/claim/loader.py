@@ -17,11 +17,11 @@ from gate.claim.codec import parse_claim, parse_evidence
 from gate.claim.errors import InvalidInput
 from gate.claim.jsondoc import decode_utf8, parse_json, read_capped
 from gate.claim.jsonpos import Position, value_positions
+from gate.claim.limits import DEFAULT_MAX_CLAIM_BYTES as DEFAULT_MAX_CLAIM_BYTES
 from gate.claim.model import SPEC_VERSION, Claim, Evidence
 from gate.claim.schema import schema_errors
 from gate.claim.timefmt import TimestampError, parse_rfc3339
 
-DEFAULT_MAX_CLAIM_BYTES = 1 << 20
 MAX_REPORTED_ERRORS = 20
 
 

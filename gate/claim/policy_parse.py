@@ -11,9 +11,6 @@ import math
 from pathlib import Path
 from typing import Any
 
-import yaml
-from jsonschema import Draft202012Validator
-
 from gate.claim.claim_rules import SECTIONS as CLAIM_SECTIONS
 from gate.claim.claim_rules import parse_claim_rules
 from gate.claim.codec import parse_max_age
@@ -35,7 +32,6 @@ from gate.claim.probe_policy import parse_probes
 from gate.claim.probe_settings import SECTION as PROBES
 from gate.claim.trust_policy import SECTIONS as TRUST_SECTIONS
 from gate.claim.trust_policy import parse_trust_policy
-from gate.claim.yamldoc import safe_load_strict
 
 MAX_POLICY_BYTES = 1 << 20
 REQUIRED_TESTS = "required_tests"
@@ -82,6 +78,9 @@ def parse_policy_document(raw: Any, source: str) -> Policy:
     """A policy from a parsed JSON/YAML mapping, validated; unknown keys are refused."""
     if not isinstance(raw, dict):
         raise InvalidInput(source, None, "a policy must be a mapping with at least an 'id'")
+    # jsonschema is imported when a policy is read, not at every start (issue 23).
+    from jsonschema import Draft202012Validator
+
     schema = dict(_POLICY_SCHEMA)
     schema["properties"] = {**_POLICY_SCHEMA["properties"], **{s: {} for s in SECTIONS}}
     errors = sorted(Draft202012Validator(schema).iter_errors(raw), key=lambda e: list(e.path))
@@ -120,6 +119,11 @@ def parse_policy_text(text: str, source: str) -> Policy:
     stripped = text.lstrip()
     if stripped.startswith("{"):
         return parse_policy_document(parse_json(text, source, "policy"), source)
+    # PyYAML is imported only for a YAML policy, not at every start (issue 23).
+    import yaml
+
+    from gate.claim.yamldoc import safe_load_strict
+
     try:
         for event in yaml.parse(text, Loader=yaml.SafeLoader):
             if isinstance(event, yaml.AliasEvent):

@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
-
-from jsonschema import Draft202012Validator, ValidationError
 
 from gate.claim.errors import InvalidInput
 from gate.claim.jsonpos import pointer
@@ -37,6 +35,9 @@ from gate.claim.probe_settings import (
     Retry,
 )
 from gate.claim.wording import listed
+
+if TYPE_CHECKING:
+    from jsonschema import ValidationError
 
 #: The spec's reason, quoted in the error for a probe that only checks a status code.
 STATUS_ONLY_REASON = (
@@ -384,6 +385,8 @@ def _explain(error: ValidationError) -> str:
 
 def parse_probes(raw: Any, source: str) -> ProbeSettings:
     """Validate the policy's `probes` section; InvalidInput names the policy and the place."""
+    from jsonschema import Draft202012Validator  # when a policy has probes, not at start
+
     errors = sorted(
         Draft202012Validator(_SECTION_SCHEMA).iter_errors(raw), key=lambda e: list(e.path)
     )

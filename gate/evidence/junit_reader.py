@@ -43,9 +43,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any, cast
-
-from lxml import etree
+from typing import IO, TYPE_CHECKING, Any, cast
 
 from gate.claim.errors import InvalidInput
 from gate.claim.fail_to_pass import BASE_CODE_PROPERTY
@@ -58,6 +56,7 @@ from gate.claim.junit_facts import (
     Totals,
 )
 from gate.claim.junit_options import JUnitOptions
+from gate.claim.limits import DEFAULT_MAX_JUNIT_BYTES as DEFAULT_MAX_JUNIT_BYTES
 from gate.claim.regular_file import open_regular
 from gate.evidence.junit_events import CaseEvents
 from gate.evidence.junit_names import aliases, identity, last_segments
@@ -66,7 +65,9 @@ from gate.evidence.junit_tags import RETRIES, ROOTS, SEVERITY, SKIP_STATUS, loca
 from gate.evidence.junit_time import parse_suite_timestamp
 from gate.evidence.junit_unique import ScopeIdentities
 
-DEFAULT_MAX_JUNIT_BYTES = 1 << 30
+if TYPE_CHECKING:
+    from lxml import etree
+
 #: A JUnit root element starts near the top; a longer prolog is a DTD trick, not a report.
 MAX_PROLOG_BYTES = 1 << 20
 _CHUNK = 1 << 16
@@ -219,6 +220,8 @@ def check_prolog(handle: IO[bytes], source: str) -> str:
         handle.seek(0)
         scan_doctype(handle.read(MAX_PROLOG_BYTES), source)
     handle.seek(0)
+    from lxml import etree  # only when JUnit is read, not at every start (issue 23)
+
     parser = etree.XMLPullParser(
         events=("start",), resolve_entities=False, load_dtd=False, no_network=True,
         huge_tree=False,
@@ -797,6 +800,8 @@ def _parse(reader: _CappedReader, events: CaseEvents, source: str) -> None:
     # lxml calls only the methods a target has (no comment, pi). "internal": a target gets
     # attribute values as written otherwise (`&` as `&#38;`); no entity is declared (the
     # prolog check refused any DTD) and an external one would be an error, never loaded.
+    from lxml import etree  # only when JUnit is read, not at every start (issue 23)
+
     parser = etree.XMLParser(
         target=cast(Any, events), resolve_entities=cast(Any, "internal"), load_dtd=False,
         no_network=True, huge_tree=False,

@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from email.utils import parsedate_to_datetime
 
 _ISO = re.compile(
     r"^(?P<date>\d{4}-\d{2}-\d{2})[Tt ](?P<time>\d{2}:\d{2}(?::\d{2})?)(?P<frac>[.,]\d+)?"
@@ -48,6 +47,9 @@ def parse_suite_timestamp(text: str) -> ParsedTimestamp:
         except ValueError:
             return ParsedTimestamp(None, f"timestamp {text!r} is not a valid date-time")
         return _plausible(at, text)
+    # email is imported only for an RFC 2822 stamp, rare in JUnit: not at every start (issue 23)
+    from email.utils import parsedate_to_datetime
+
     try:
         at = parsedate_to_datetime(value)
     except (TypeError, ValueError, IndexError):

@@ -4,8 +4,10 @@
 from __future__ import annotations
 
 import argparse
+from datetime import datetime
 
 from gate.claim.commit import parse_commit_sha
+from gate.claim.timefmt import TimestampError, parse_rfc3339
 
 
 def commit_sha(text: str) -> str:
@@ -25,3 +27,11 @@ def positive_int(text: str) -> int:
     if value <= 0:
         raise argparse.ArgumentTypeError(f"{text!r} must be positive")
     return value
+
+
+def timestamp(text: str) -> datetime:
+    """An RFC 3339 date-time with a zone (a naive time is refused)."""
+    try:
+        return parse_rfc3339(text)
+    except TimestampError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None

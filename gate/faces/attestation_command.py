@@ -27,7 +27,6 @@ from gate.claim.jsondoc import decode_utf8, parse_json, read_capped
 from gate.claim.timefmt import TimestampError, format_rfc3339, parse_rfc3339
 from gate.claim.wording import duration
 from gate.faces.arguments import commit_sha, positive_int
-from gate.faces.dsse import IN_TOTO_PAYLOAD_TYPE, is_envelope, load_public_key, parse_envelope
 from gate.report.attestation import PASSED, STATEMENT_TYPE, VSA_PREDICATE_TYPE
 
 SUPPORTS = 0
@@ -167,6 +166,10 @@ def _json(data: bytes, source: str, what: str) -> object:
 
 def _open(args: argparse.Namespace) -> tuple[object, list[str]]:
     """The statement inside FILE, and the signature problems (empty: the signature holds)."""
+    # cryptography is imported only when an attestation is checked, not at every start
+    # (issue 23): `attestation verify`'s options are part of every command's parser.
+    from gate.faces.dsse import IN_TOTO_PAYLOAD_TYPE, is_envelope, load_public_key, parse_envelope
+
     source = str(args.file)
     document = _json(read_capped(args.file, MAX_ATTESTATION_BYTES, "attestation"), source,
                      "attestation")

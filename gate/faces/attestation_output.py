@@ -12,11 +12,10 @@ from __future__ import annotations
 import argparse
 import json
 from datetime import datetime
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gate.claim.errors import CouldNotDecide, UsageError
 from gate.engine.fail_to_pass import earned_levels
-from gate.faces.dsse import PrivateKey, load_private_key, sign_envelope
 from gate.pipeline import NoClaimResult, VerifyOptions, VerifyResult, choose_policy
 from gate.report.attestation import (
     AttestationInput,
@@ -26,23 +25,8 @@ from gate.report.attestation import (
 )
 from gate.report.record import completed_record
 
-
-def add_attestation_output_arguments(verify: argparse.ArgumentParser) -> None:
-    verify.add_argument(
-        "--attestation", type=Path, metavar="FILE",
-        help="also write the verdict as an in-toto statement (SLSA verification summary) for"
-        " the --head-sha commit and the claim file; needs --head-sha",
-    )
-    verify.add_argument(
-        "--signing-key", type=Path, metavar="KEY.pem",
-        help="sign the --attestation as a DSSE envelope with this ECDSA P-256 or Ed25519"
-        " private key (PEM)",
-    )
-    verify.add_argument(
-        "--resource-uri", metavar="URI",
-        help="the attestation's resourceUri, e.g. git+https://github.com/OWNER/REPO@SHA"
-        " (default urn:claim-gate:commit:SHA: the repository is not known here)",
-    )
+if TYPE_CHECKING:
+    from gate.faces.dsse import PrivateKey
 
 
 def check_attestation_arguments(args: argparse.Namespace) -> PrivateKey | None:
@@ -53,7 +37,12 @@ def check_attestation_arguments(args: argparse.Namespace) -> PrivateKey | None:
     if args.attestation is not None and args.head_sha is None:
         raise UsageError("verify: --attestation needs --head-sha: the statement's subject is the"
                          " commit under review, and one naming no commit proves nothing")
-    return None if args.signing_key is None else load_private_key(args.signing_key)
+    if args.signing_key is None:
+        return None
+    # cryptography is imported only to sign: not for every verify (issue 23).
+    from gate.faces.dsse import load_private_key
+
+    return load_private_key(args.signing_key)
 
 
 def attestation_text(
@@ -87,6 +76,8 @@ def attestation_text(
     statement = json.dumps(verification_statement(given), indent=2, ensure_ascii=False) + "\n"
     if key is None:
         return statement
+    from gate.faces.dsse import sign_envelope  # only to sign (see check_attestation_arguments)
+
     envelope = sign_envelope(statement.encode("utf-8"), key)
     return json.dumps(envelope, indent=2) + "\n"
 

@@ -12,8 +12,7 @@ base, a shallow clone).
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 from gate.claim.errors import InvalidInput
 from gate.claim.fail_to_pass import MARKER_PATH, FailToPassPolicy
@@ -21,19 +20,6 @@ from gate.claim.policy_parse import load_policy
 from gate.claim.wording import plural
 from gate.evidence.base_code_tree import BaseCodeRefused, prepare_base_code
 from gate.evidence.git_diff import GitDiffError
-
-
-def add_base_code_arguments(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "base-code", help="put the base's code under the head's tests (fail-to-pass)",
-        description=__doc__.split("\n\n", 1)[0] if __doc__ else None,
-    )
-    parser.add_argument("--base", required=True, metavar="REF",
-                        help="the branch the change forked from (as for verify --diff-base)")
-    parser.add_argument("--repo", type=Path, default=Path(), metavar="DIR",
-                        help="the clean checkout of the head (default: .)")
-    parser.add_argument("--policy", type=Path, metavar="FILE",
-                        help="the policy whose test_paths say which files are tests")
 
 
 def run_base_code_command(args: argparse.Namespace, out: TextIO) -> int:

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 from gate.claim.errors import GateError, InvalidInput
 from gate.claim.github_facts import PullRequestRef
@@ -28,57 +28,12 @@ from gate.faces.action.input_table import SCAN_INPUTS, dest
 from gate.faces.action.inputs import ActionInputs, RunnerContext, read_inputs
 from gate.faces.action.posting import CheckRunRequests, Published, check_run_requests
 from gate.faces.action.run import GateOutcome, run_gate
-from gate.faces.scan_output import SCAN_FORMATS, ScanResult, render
+from gate.faces.scan_output import ScanResult, render
 from gate.faces.scan_ref import PullReference, choose_api_url, parse_reference
 from gate.pipeline import exit_code_for
 from gate.report.check_run import CheckRunReport, failure_report
 
 TOKEN_VARIABLES = ("GH_TOKEN", "GITHUB_TOKEN")
-_CHOICES = {"mode": ("enforce", "observe"), "require-claim": ("always", "agents")}
-
-SCAN_HELP = """\
-Read a pull request as the claim-gate Action would (the claim at its head, the policy from
-its base branch, evidence from its CI runs' artifacts and deployments), decide, and print
-the verdict and the check run the Action would post. Posts nothing. The token comes from
-GH_TOKEN or GITHUB_TOKEN (none: anonymous, public repositories on github.com only, 60
-requests an hour); it needs read access to contents, pull requests, actions, checks,
-statuses and deployments.
-"""
-
-SCAN_EXIT_CODES = """\
-exit codes (as `verify`):
-  0  verified (or not required: --require-claim agents and the PR is not an agent's)
-  1  unverified     2  refuted
-  3  invalid input: a malformed reference, a PR that does not exist, a refused token (401)
-  4  could not decide: GitHub failed (5xx, rate limit) or the token may not read what the
-     gate needs (403: the message names the permission)
-"""
-
-
-def add_scan_arguments(commands: Any) -> None:
-    """`commands`: the subparsers of the `claim-gate` parser."""
-    scan = commands.add_parser(
-        "scan", help="decide a GitHub pull request as the Action would, posting nothing",
-        description=SCAN_HELP, epilog=SCAN_EXIT_CODES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    scan.add_argument("reference", metavar="PR",
-                      help="OWNER/REPO#N, or the PR's URL (github.com or a GHES host)")
-    for spec in SCAN_INPUTS:
-        names = [f"--{spec.name}"]
-        if spec.name == "trusted-verifiers":
-            names.append("--trusted-verifier")  # `verify`'s spelling
-        scan.add_argument(
-            *names, dest=dest(spec), metavar=spec.metavar,
-            help=spec.help + (f" (default: {spec.default})" if spec.default else ""),
-            choices=_CHOICES.get(spec.name),
-            **({"action": "append", "default": []} if spec.several else
-               {"default": spec.default}),
-        )
-    scan.add_argument("--format", choices=SCAN_FORMATS, default="text", help="output format")
-    scan.add_argument("--probe", action="store_true",
-                      help="run the policy's live probes against the deployed URLs (they reach"
-                      " the service; off by default)")
 
 
 def scan_inputs(args: argparse.Namespace, token: str, api_url: str) -> ActionInputs:

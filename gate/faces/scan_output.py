@@ -10,11 +10,10 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gate.faces.action.posting import CheckRunRequests, Published
-
-SCAN_FORMATS = ("text", "json", "markdown")
+if TYPE_CHECKING:
+    from gate.faces.action.posting import CheckRunRequests, Published
 
 # What a claim could use to rewrite a terminal: C0 controls but new line and tab (ESC, CR,
 # backspace), DEL, C1 controls (a lone CSI) and the bidirectional overrides.

@@ -1,7 +1,9 @@
 """Every output format in one table: format name -> renderer.
 
 `verify --format`, the check run's summary and the Action's job summary pick their renderer
-here, so a new format is one entry. Renderers are pure: a decided claim in, text out.
+here, so a new format is one entry. Renderers are pure: a decided claim in, text out. Each
+renderer's module is imported when its format is asked for: `verify` prints one format, and
+importing all six (the time line's SVG, JUnit XML...) cost every run (issue 23).
 """
 
 from __future__ import annotations
@@ -10,20 +12,14 @@ import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
-from gate.claim.github_facts import Arrival
-from gate.claim.junit_facts import JUnitRun
-from gate.claim.loader import LoadedClaim
-from gate.engine.results import Verdict
-from gate.report.github_commands import render_github
-from gate.report.junit_summary import render_junit_appendix
-from gate.report.junit_xml import render_junit
-from gate.report.markdown import render_markdown
-from gate.report.record import completed_record
-from gate.report.text import render_text
-from gate.report.timeline import Timeline, build_timeline
-from gate.report.timeline_mermaid import render_mermaid
-from gate.report.timeline_svg import render_svg
+if TYPE_CHECKING:
+    from gate.claim.github_facts import Arrival
+    from gate.claim.junit_facts import JUnitRun
+    from gate.claim.loader import LoadedClaim
+    from gate.engine.results import Verdict
+    from gate.report.timeline import Timeline
 
 
 @dataclass(frozen=True)
@@ -44,34 +40,50 @@ class RenderInput:
     @cached_property
     def timeline(self) -> Timeline:
         """Built once for every format that draws it (the Action writes the chart and the SVG)."""
+        from gate.report.timeline import build_timeline
+
         return build_timeline(self.loaded.claim, self.verdict, self.arrival)
 
 
 def _json(given: RenderInput) -> str:
+    from gate.report.record import completed_record
+
     record = completed_record(given.loaded.document.raw, given.verdict)
     return json.dumps(record, indent=2, ensure_ascii=False) + "\n"
 
 
 def _text(given: RenderInput) -> str:
+    from gate.report.junit_summary import render_junit_appendix
+    from gate.report.text import render_text
+
     text = render_text(given.loaded.claim, given.verdict, given.source)
     return text + "".join(render_junit_appendix(run) for run in given.junit)
 
 
 def _markdown(given: RenderInput) -> str:
     """The verdict, then the time line as a Mermaid chart (GitHub draws it)."""
+    from gate.report.markdown import render_markdown
+    from gate.report.timeline_mermaid import render_mermaid
+
     return (render_markdown(given.loaded.claim, given.verdict, given.source, given.links)
             + "\n### Time line\n\n" + render_mermaid(given.timeline))
 
 
 def _svg(given: RenderInput) -> str:
+    from gate.report.timeline_svg import render_svg
+
     return render_svg(given.timeline)
 
 
 def _junit(given: RenderInput) -> str:
+    from gate.report.junit_xml import render_junit
+
     return render_junit(given.loaded.claim, given.verdict, given.source)
 
 
 def _github(given: RenderInput) -> str:
+    from gate.report.github_commands import render_github
+
     document = given.loaded.document
     lines = {
         mutation.id: found.line

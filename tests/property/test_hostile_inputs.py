@@ -28,9 +28,12 @@ JSON_VALUES = st.recursive(
 )
 
 
-def replace_somewhere(draw: st.DrawFn, document: Any, go_deeper: st.SearchStrategy[Any]) -> Any:
+def replace_somewhere(
+    draw: st.DrawFn, document: Any, go_deeper: st.SearchStrategy[Any],
+    values: st.SearchStrategy[Any] = JSON_VALUES,
+) -> Any:
     """`document` with one value, reached by a random walk, replaced by an arbitrary JSON
-    value (the whole document when the walk stops at once)."""
+    value from `values` (the whole document when the walk stops at once)."""
     node = document
     path: list[Any] = []
     while isinstance(node, dict | list) and node and draw(go_deeper):
@@ -38,11 +41,11 @@ def replace_somewhere(draw: st.DrawFn, document: Any, go_deeper: st.SearchStrate
         path.append(key)
         node = node[key]
     if not path:
-        return draw(JSON_VALUES)
+        return draw(values)
     parent = document
     for key in path[:-1]:
         parent = parent[key]
-    parent[path[-1]] = draw(JSON_VALUES)
+    parent[path[-1]] = draw(values)
     return document
 
 

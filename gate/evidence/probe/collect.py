@@ -8,7 +8,6 @@ same function with the environment URLs from the deployment statuses.
 
 from __future__ import annotations
 
-import ssl
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -36,6 +35,8 @@ def probe_settings(policy: Policy) -> ProbeSettings:
             "give the path of a PEM file with the CA certificates to trust",
         )
     if settings.ca_bundle is not None:
+        import ssl  # only a policy with a CA bundle needs it; not at every start (issue 23)
+
         try:
             ssl.create_default_context(cafile=settings.ca_bundle)
         except (ssl.SSLError, OSError) as exc:

@@ -9,14 +9,14 @@ internal hosts, it cannot switch verification off).
 
 from __future__ import annotations
 
-import http.client
-import socket
-import ssl
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 from urllib.parse import urlsplit
+
+if TYPE_CHECKING:
+    import http.client
 
 _CHUNK = 64 * 1024
 
@@ -54,6 +54,12 @@ class HttpTransport:
     """The real transport: `http.client`, one connection per request."""
 
     def fetch(self, request: HttpRequest) -> HttpResponse:
+        # Imported here: only a probe run needs them, and every command that merely builds a
+        # ProbeIO (all of `claim-gate`) would pay for them at start (issue 23).
+        import http.client
+        import socket
+        import ssl
+
         parts = urlsplit(request.url)
         host = parts.hostname or ""
         target = parts.path or "/"
