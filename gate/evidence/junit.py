@@ -3,14 +3,16 @@
 The counting rule (docs/junit.md, with an example of each dialect): each `<testcase>` is one
 run of a test, counted once by its most severe result (error > failure > skipped > passed),
 as the frameworks' own `tests` attributes and the common report actions count. A
-`<failure>`/`<error>` directly under a suite is one more failing test (`suite_errors`).
+`<failure>`/`<error>` directly under a suite fails the run without being a test
+(`suite_errors`).
 Cases sharing an identity are attempts of one test only when the report marks reruns
 (Surefire's `flakyFailure`/`rerunFailure`... inside the case) or the policy says so
 (`junit.reruns: repeated-cases`, merged within one `<testsuite>` element, last attempt
 wins); otherwise a failure stands whatever another case of that name says, so an added
 test reusing a failing test's classname/name can neither hide it nor pass for it. The
 `tests`/`failures`/`errors` attributes are never counted; a suite stating more failures
-and errors than were counted disqualifies the run (`count_mismatch`). Files whose root is
+and errors than were counted disqualifies a run that shows none (`count_mismatch`); a run
+that shows failures is refuted by them whatever its attributes say. Files whose root is
 not JUnit (coverage.xml...) are skipped with a note; malformed XML is refused.
 
 What counts as evidence: everything named by `--junit` in one `verify` is one test run and
@@ -180,7 +182,8 @@ def _disqualification(
                 f" (claim-gate.tree_clean={file.tree_clean!r}): tests of uncommitted changes are"
                 " not about the committed code",
             )
-    for file in run.files:
+    visible = run.totals.failures + run.totals.errors
+    for file in run.files if not visible else ():  # failures shown: it refutes as it is
         hiding = next((m for m in file.mismatches if m.hides_failures), None)
         if hiding is not None:
             return Disqualification(
@@ -192,6 +195,8 @@ def _disqualification(
                 " that hides failures is never a pass",
             )
     totals = run.totals
+    if visible:
+        return None  # a suite's own error with no case is still a failing run
     if totals.tests == 0:
         return Disqualification(
             "no_tests",

@@ -344,6 +344,8 @@ class _Counter:
         self.failures = 0
         self.errors = 0
         self.suite_errors = 0
+        #: (scope, identity) of each suite-level result: failing, but not a test.
+        self.suite_level_keys: set[tuple[int, str]] = set()
         #: Attempts merge only within one <testsuite> element (a scope): a file merged from
         #: several runs (py310, py311) must not let one run's pass hide another's failure.
         self.scope = 0
@@ -404,13 +406,16 @@ class _Counter:
                     suite, classname, name)
 
     def suite_level(self, result: Node, suite: Node) -> None:
-        """A <failure>/<error> directly under a suite (class setup failed): one failing test,
-        counted in `suite_errors` too so that the output can say where it came from."""
+        """A <failure>/<error> directly under a suite (class setup failed): a failure or an
+        error of the run, counted in `suite_errors`, and not one more test (a suite of 7
+        cases and a suite error is 7 tests, 1 error)."""
         tag = local(result.tag)
         outcome = Outcome.ERROR if tag == "error" else Outcome.FAILURE
         name = suite.get("name") or ""
         self.suite_errors += 1
-        self.record(result, result, outcome, False, name, "", f"({tag} outside any testcase)")
+        label = f"({tag} outside any testcase)"
+        self.suite_level_keys.add((self.scope, identity("", label, name)))
+        self.record(result, result, outcome, False, name, "", label)
 
     def _outcome_of(
         self, table: dict[str, Outcome], scoped: dict[tuple[int, str], Outcome], key: str,
@@ -494,7 +499,7 @@ class _Counter:
         flaky: bool, suite: str, classname: str, name: str, key: str, merge: bool,
     ) -> None:
         """The default rule: this case is one run of a test, whatever other cases say."""
-        if merge:
+        if merge and (self.scope, key) not in self.suite_level_keys:
             self.scopes.remember(key)
         if outcome is Outcome.PASSED:
             self.quiet_passed += 1
@@ -596,7 +601,7 @@ class _Counter:
         if not self.repeated:
             self.scopes.close()
             unique = self.scopes.total + self.unnamed
-            tests = passed + skipped + self.failures + self.errors
+            tests = passed + skipped + self.failures + self.errors - self.suite_errors
             return Totals(tests, passed, self.failures, self.errors, skipped, flaky, unique,
                           self.suite_errors), self.failing
         tests = passed + skipped
@@ -643,8 +648,8 @@ class _Counter:
                     passed += 1
                     flaky += (code & _FLAKY_BIT) >> 1
         failing_keys: set[str] = set()
-        for (_, key), entry in self.troubled.items():
-            tests += 1
+        for (scope, key), entry in self.troubled.items():
+            tests += (scope, key) not in self.suite_level_keys
             if entry.last is Outcome.PASSED:
                 passed += 1
                 if entry.failed_before or entry.flaky:

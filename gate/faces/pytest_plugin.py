@@ -171,7 +171,8 @@ class _Recorder:
             plugin_version=__version__,
             python_version=platform.python_version(),
             test_paths=tuple(str(arg) for arg in self._config.args),
-            selection=_selection(self._config),
+            selection=(selection := _selection(self._config)),
+            configured=_configured(self._config, selection),
             workers=workers if isinstance(workers, int) else 0,
             inventory=self._inventory,
             junit_report=junit_report_facts(junit, self._config.rootpath) if junit else None,
@@ -206,6 +207,16 @@ def _selection(config: pytest.Config) -> dict[str, object]:
         if value:
             found[name] = [str(v) for v in value] if isinstance(value, list) else value
     return found
+
+
+def _configured(config: pytest.Config, selection: dict[str, object]) -> dict[str, str]:
+    """The selection options only the committed ini file gave (the project's suite)."""
+    from gate.evidence.pytest_selection import configured_selection
+
+    return configured_selection(
+        selection, [str(a) for a in config.getini("addopts")],
+        [str(a) for a in config.invocation_params.args], os.environ.get("PYTEST_ADDOPTS"),
+        config.inipath.name if config.inipath else None)
 
 
 def _write_atomically(path: Path, text: str) -> None:
