@@ -77,6 +77,7 @@ class VerifyOptions:
     diff_base: str | None = None  # judge the producers over `git diff BASE...HEAD`
     base_junit: tuple[str, ...] = ()  # the base branch's JUnit: removed/skipped tests
     require_claim: bool = False  # no claim is unverified (no_claim), not invalid input
+    test_exit_status: int | None = None  # the test job's exit status, beside its JUnit
 
 
 @dataclass(frozen=True)
@@ -161,7 +162,7 @@ def verify_collectors(
         collectors.append(Probes(options.probe_context, io))
     if options.junit:
         collectors.append(JUnitFiles(options.junit, options.head_sha, options.junit_max_bytes,
-                                     options.base_junit))
+                                     options.base_junit, options.test_exit_status))
     return with_git_sources(collectors, options), io
 
 

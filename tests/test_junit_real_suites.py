@@ -8,6 +8,8 @@ Small literal XML, written here by hand; the engine decides each."""
 
 from __future__ import annotations
 
+import io
+import json
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -19,6 +21,7 @@ from gate.claim.policy import default_policy
 from gate.engine.decide import decide
 from gate.engine.results import Verdict
 from gate.evidence.junit import read_run, run_evidence
+from gate.faces.cli import main
 from tests.junit_files import write_text
 
 EDIT = datetime(2026, 8, 27, 18, 4, tzinfo=UTC)
@@ -86,3 +89,55 @@ def test_a_suite_error_is_a_suite_error_not_one_more_test(tmp_path: Path) -> Non
     assert (totals.tests, totals.passed, totals.errors, totals.suite_errors) == (7, 7, 1, 1)
     assert totals.unique == 7
     assert run.files[0].mismatches == ()  # tests="7" errors="1": the writer agrees
+
+
+#: jest-junit by default: a test file that failed to load leaves no case, only the passing ones.
+JEST_DEFAULT = (f'<testsuites name="jest tests" tests="2" failures="0" errors="0">'
+                f'<testsuite name="cart" tests="2" failures="0"{STAMP}>'
+                '<testcase classname="cart adds" name="cart adds"/>'
+                '<testcase classname="cart totals" name="cart totals"/>'
+                "</testsuite></testsuites>")
+
+
+@pytest.mark.parametrize(("status", "exit_code", "codes"), [
+    ("0", 0, set()),  # control: the job passed
+    ("1", 1, {"failed_exit_status"}),
+])
+def test_the_test_jobs_exit_status_is_part_of_the_evidence(
+    tmp_path: Path, status: str, exit_code: int, codes: set[str]
+) -> None:
+    claim = tmp_path / "claim.json"
+    claim.write_text(json.dumps({
+        "spec_version": "0.1", "task": {"id": "t-1", "description": "fix the cart"},
+        "claimed_outcome": "Fixed.", "mutations": [
+            {"id": "m1", "kind": "file_write", "target": "src/cart.js",
+             "at": "2026-08-27T18:04:00Z"}]}))
+    junit = write_text(tmp_path / "junit.xml", JEST_DEFAULT)
+    out = io.StringIO()
+    code = main(["verify", str(claim), "--junit", str(junit), "--test-exit-status", status,
+                 "--format", "json"], clock=lambda: NOW, out=out, err=io.StringIO())
+    verdict = json.loads(out.getvalue())["verdict"]
+    assert (code, {u["code"] for u in verdict["unmet"]}) == (exit_code, codes)
+    if codes:
+        assert "JEST_JUNIT_REPORT_TEST_SUITE_ERRORS=true" in verdict["reason"]
+
+
+#: jest-junit: `test.todo("refunds")` is a bare case its suite's `tests` attribute leaves out.
+JEST_TODO = (f'<testsuites name="jest tests" tests="1" failures="0" errors="0">'
+             f'<testsuite name="cart" tests="{{stated}}" failures="0"{STAMP}>'
+             '<testcase classname="cart pays" name="cart pays" time="0.01"/>'
+             '<testcase classname="cart refunds" name="cart refunds" time="0"/>'
+             "</testsuite></testsuites>")
+
+
+@pytest.mark.parametrize(("stated", "missing"), [
+    ("2", ()),  # control: the suite counts both cases, so both ran
+    ("1", ("cart refunds",)),  # the todo: counted by nothing, so it never ran
+])
+def test_a_todo_never_satisfies_a_required_test(
+    tmp_path: Path, stated: str, missing: tuple[str, ...]
+) -> None:
+    path = write_text(tmp_path / "junit.xml", JEST_TODO.format(stated=stated))
+    run = read_run([str(path)], ("cart refunds",))
+    assert run.named_status().missing == missing
+    assert run.named_status().failed == ()

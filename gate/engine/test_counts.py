@@ -4,7 +4,9 @@ A record's `expected` is written by whoever wrote the record, so it cannot decid
 run passed: a run whose counts show failures or errors contradicts the claim whatever its
 `expected` says (`{"failures": 3}` is not a pass), a "test run" without integer `tests` and
 `failures` is no test run, one that executed nothing is absence, one whose session stopped
-early (exit status 2-4) did not run every test, and one whose selection narrowed the suite
+early (exit status 2-4) did not run every test, one whose job exited non-zero with no failure
+in its report lost something (a test file that failed to load), and one whose selection
+narrowed the suite
 (`x-selection`: -k, -m, --deselect, --lf, --sw; `x-test-paths` naming single tests) is not the
 suite's result. A run whose own counts show failures contradicts the claim whatever else is
 wrong with it (attributes that disagree with its elements, a narrowed selection, an early
@@ -24,6 +26,7 @@ NO_TESTS = "no_tests"
 INCOMPLETE_RUN = "incomplete_run"
 NO_TEST_COUNTS = "no_test_counts"
 NARROWED_SELECTION = "narrowed_selection"
+FAILED_EXIT = "failed_exit_status"
 
 #: Where the pytest plugin records what narrowed the run, and the paths it was given.
 SELECTION_FIELD = "x-selection"
@@ -74,6 +77,13 @@ def count_problem(evidence: Evidence) -> Problem | None:
             INCOMPLETE_RUN,
             f"the test session {_INCOMPLETE_EXIT[status]} (exit status {status}), so not"
             " every test ran; run the whole suite again",
+        )
+    if status is not None and status != 0:
+        return Problem(
+            FAILED_EXIT,
+            f"the test job exited {status} but its report shows no failing test: a test file"
+            " that failed to load, or a crash, can leave only the passing cases in the report"
+            " (jest-junit writes such a file only with JEST_JUNIT_REPORT_TEST_SUITE_ERRORS=true)",
         )
     return narrowed(evidence.extensions)
 

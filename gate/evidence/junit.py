@@ -37,7 +37,7 @@ from __future__ import annotations
 import glob
 import re
 from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from gate import __version__
@@ -292,6 +292,13 @@ def run_evidence(
     )
 
 
+def with_exit_status(item: EvidenceItem, status: int) -> EvidenceItem:
+    """The run with the test job's exit status beside its counts (the engine reads both)."""
+    observed = item.evidence.observed_value
+    value = {**observed, "exit_status": status} if isinstance(observed, dict) else observed
+    return replace(item, evidence=replace(item.evidence, observed_value=value))
+
+
 @dataclass(frozen=True)
 class JUnitFiles:
     """The JUnit files the operator named (`--junit`): one test run, one evidence item.
@@ -306,6 +313,8 @@ class JUnitFiles:
     head_sha: str | None = None
     max_bytes: int = DEFAULT_MAX_JUNIT_BYTES
     base: tuple[str, ...] = ()
+    #: The test job's own exit status (`--test-exit-status`), recorded with the run.
+    exit_status: int | None = None
 
     def collect(self, loaded: LoadedClaim, policy: Policy) -> Collected:
         named = required_tests(policy, loaded.claim, loaded.source)
@@ -320,7 +329,10 @@ class JUnitFiles:
                 base_label=f"the base report {', '.join(self.base)}",
             )
             test_sets, inputs = (comparison,), inputs + comparison.inputs
+        item = run_evidence(run, self.head_sha, require_binding=True)
+        if self.exit_status is not None:
+            item = with_exit_status(item, self.exit_status)
         return Collected(
-            items=(run_evidence(run, self.head_sha, require_binding=True),), junit=(run,),
+            items=(item,), junit=(run,),
             failing=run.failing, inputs=inputs, test_sets=test_sets,
         )

@@ -344,6 +344,9 @@ class _Counter:
         self.failures = 0
         self.errors = 0
         self.suite_errors = 0
+        #: (scope, identity) of named cases with no child element in the open suite: passes
+        #: unless the suite's own `tests` leaves cases out (jest-junit's `test.todo`).
+        self.bare_named: list[tuple[int, str]] = []
         #: (scope, identity) of each suite-level result: failing, but not a test.
         self.suite_level_keys: set[tuple[int, str]] = set()
         #: Attempts merge only within one <testsuite> element (a scope): a file merged from
@@ -456,6 +459,8 @@ class _Counter:
             matched = aliases(classname, name, suite, file) & self.requested
             if matched:
                 self._outcome_of(self.named, self.scoped_named, key, outcome)
+                if outcome is Outcome.PASSED and not len(case):
+                    self.bare_named.append((self.scope, key))
                 for wanted in matched:
                     keys = self.matches.setdefault(wanted, [])
                     if key not in keys:
@@ -564,6 +569,9 @@ class _Counter:
         failures, errors = _int(suite.get("failures")), _int(suite.get("errors"))
         stated = None if failures is None and errors is None else (failures or 0) + (errors or 0)
         tests_differ = tests is not None and tests != counted_tests
+        if tests is not None and tests < counted_tests:
+            self._bare_cases_unproven()
+        self.bare_named = []
         if not tests_differ and (stated is None or stated == counted_failing):
             return
         found = SuiteMismatch(element, suite.get("name") or "", tests, counted_tests, stated,
@@ -571,6 +579,15 @@ class _Counter:
         kept = sum(m.hides_failures is found.hides_failures for m in self.mismatches)
         if kept < MAX_MISMATCHES:
             self.mismatches.append(found)
+
+    def _bare_cases_unproven(self) -> None:
+        """The suite counts fewer tests than it holds cases: a bare case may be one it left out
+        (a `test.todo`), so no bare case of it shows a named test passed (never a pass)."""
+        for scope, key in self.bare_named:
+            if self.repeated and self.scoped_named.get((scope, key)) is Outcome.PASSED:
+                self.scoped_named[(scope, key)] = Outcome.SKIPPED
+            elif not self.repeated and self.named.get(key) is Outcome.PASSED:
+                self.named[key] = Outcome.SKIPPED
 
     def property(self, prop: Node) -> None:
         holder = prop.getparent()

@@ -29,6 +29,12 @@ def add_git_arguments(verify: argparse.ArgumentParser) -> None:
         " or skipped in --junit are removed_tests",
     )
     verify.add_argument(
+        "--test-exit-status", type=int, metavar="N",
+        help="the test job's own exit status: with --junit, a run that exited non-zero and"
+        " whose report shows no failure is unverified (a test file that failed to load can"
+        " leave only passing cases in the report)",
+    )
+    verify.add_argument(
         "--require-claim", action="store_true",
         help="this change needs a claim: a missing claim file is unverified (exit 1,"
         " no_claim) instead of invalid input (exit 3)",
@@ -42,4 +48,5 @@ def git_options(args: argparse.Namespace) -> dict[str, Any]:
         "diff_base": args.diff_base,
         "base_junit": tuple(args.base_junit),
         "require_claim": args.require_claim,
+        "test_exit_status": args.test_exit_status,
     }
