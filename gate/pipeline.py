@@ -82,6 +82,7 @@ class VerifyOptions:
     base_junit: tuple[str, ...] = ()  # the base branch's JUnit: removed/skipped tests
     base_code_junit: tuple[str, ...] = ()  # the head's tests over the base's code
     require_claim: bool = False  # no claim is unverified (no_claim), not invalid input
+    test_exit_status: int | None = None  # the test job's exit status, beside its JUnit
 
 
 @dataclass(frozen=True)
@@ -191,7 +192,8 @@ def verify_collectors(
         collectors.append(Probes(options.probe_context, io))
     if options.junit:
         collectors.append(JUnitFiles(options.junit, options.head_sha, options.junit_max_bytes,
-                                     options.base_junit, options.base_code_junit))
+                                     options.base_junit, options.base_code_junit,
+                                     options.test_exit_status))
     return with_git_sources(collectors, options), io
 
 

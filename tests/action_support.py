@@ -193,10 +193,13 @@ def add_baseline(hub: Hub, repo: Repo, path: str = ".github/workflows/ci.yml", *
 
 def scenario(hub: Hub, claim: str | None, *, body: str | None = None,
              files: dict[str, str | None] | None = None, t0: datetime = T0,
-             baseline: tuple[str, ...] = BASELINE_WORKFLOWS) -> Scenario:
-    """A repository whose PR (by an agent) edits app/parser.py and adds the claim, pushed
-    a minute before `t0`; the workflows in `baseline` ran on the base branch before."""
-    repo = hub.add_repo(REPO, files={"app/parser.py": "x = 1\n"}, pushed_at=t0 - timedelta(days=1))
+             baseline: tuple[str, ...] = BASELINE_WORKFLOWS,
+             base_files: dict[str, str] | None = None) -> Scenario:
+    """A repository (app/parser.py and `base_files`) whose PR (by an agent) edits
+    app/parser.py and adds the claim, pushed a minute before `t0`; the workflows in
+    `baseline` ran on the base branch before."""
+    repo = hub.add_repo(REPO, files={"app/parser.py": "x = 1\n", **(base_files or {})},
+                        pushed_at=t0 - timedelta(days=1))
     for path in baseline:
         add_baseline(hub, repo, path, at=t0 - timedelta(hours=3))
     changed: dict[str, str | None] = {"app/parser.py": "x = 2\n", **(files or {})}

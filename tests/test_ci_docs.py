@@ -164,7 +164,7 @@ def _verdict_file(clone: Path) -> str:
 def test_an_agents_claim_tested_on_the_head_is_verified(name: str, tmp_path: Path) -> None:
     gate, clone = _pipeline(name, tmp_path, "agent-bot")
     assert gate.returncode == 0, gate.stdout + gate.stderr
-    assert 'name="claim-gate.engine.decide" value="verified"' in _verdict_file(clone)
+    assert 'name="claim-gate.verdict" value="verified"' in _verdict_file(clone)
 
 
 @pytest.mark.parametrize("name", list(RECIPES))

@@ -109,6 +109,8 @@ def _ours(read: JUnitFile, row: Row) -> dict[str, int]:
 def _check_invariants(read: JUnitFile) -> None:
     totals = read.totals
     assert totals.unique <= totals.tests
+    assert totals.tests + totals.suite_errors \
+        == totals.passed + totals.failures + totals.errors + totals.skipped
     assert len(read.failing) == totals.failures + totals.errors
     assert totals.flaky <= totals.passed
 

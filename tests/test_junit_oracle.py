@@ -38,6 +38,7 @@ def oracle(path: Path, repeated: bool = False) -> tuple[Totals, set[str]]:
     attempts: dict[tuple[int, str], list[tuple[int, bool]]] = {}
     unnamed = 0
     suite_errors = 0
+    suite_level: set[tuple[int, str]] = set()  # a suite's own failure/error: not a test
     cases: list[tuple[tuple[int, str], int, bool]] = []  # every case, in order
     scope = 0  # attempts merge only within one <testsuite> element: count the closed ones
     for _, element in etree.iterwalk(root, events=("end",)):
@@ -76,13 +77,15 @@ def oracle(path: Path, repeated: bool = False) -> tuple[Totals, set[str]]:
             key = f"{classname}::{name}"
         else:
             key = f"{suite}::{name}" if suite else name
+        if tag != "testcase":
+            suite_level.add((scope, key))
         attempts.setdefault((scope, key), []).append((severity, retried and severity == 0))
         cases.append(((scope, key), severity, retried and severity == 0))
     tests = passed = failures = errors = skipped = flaky = 0
     failing: set[str] = set()
     if not repeated:
-        for (_, key), severity, was_flaky in cases:
-            tests += 1
+        for (scope, key), severity, was_flaky in cases:
+            tests += (scope, key) not in suite_level
             passed += severity == 0
             flaky += was_flaky
             skipped += severity == 1
@@ -90,12 +93,12 @@ def oracle(path: Path, repeated: bool = False) -> tuple[Totals, set[str]]:
             errors += severity == 3
             if severity >= 2:
                 failing.add(key)
-        unique = len({scoped for scoped, _, _ in cases})
+        unique = len({scoped for scoped, _, _ in cases if scoped not in suite_level})
         return Totals(tests, passed, failures, errors, skipped, flaky, unique,
                       suite_errors), failing
-    for (_, key), tries in attempts.items():
+    for (scope, key), tries in attempts.items():
         final = tries[-1][0]
-        tests += 1
+        tests += (scope, key) not in suite_level
         if final == 0:
             passed += 1
             flaky += any(sev >= 2 or was_flaky for sev, was_flaky in tries)

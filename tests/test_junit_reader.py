@@ -185,10 +185,10 @@ def test_many_passing_cases_keep_no_names(tmp_path: Path) -> None:
     assert separate.named == {}
 
 
-def test_suite_level_error_counts_as_an_errored_case(tmp_path: Path) -> None:
+def test_suite_level_error_is_an_error_of_the_run_not_a_test(tmp_path: Path) -> None:
     body = '<error message="setUpClass failed">Traceback</error>'
     read = read_junit_file(write_text(tmp_path / "r.xml", _suite(body)))
-    assert read.totals == Totals(tests=1, errors=1, unique=1, suite_errors=1)
+    assert read.totals == Totals(tests=0, errors=1, unique=0, suite_errors=1)
     assert read.failing[0].message == "setUpClass failed"
     assert read.failing[0].name == "(error outside any testcase)"
 

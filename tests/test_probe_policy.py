@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -136,7 +137,8 @@ def test_bad_sections_are_refused_naming_the_place(changes: dict[str, Any], mess
     with pytest.raises(InvalidInput) as caught:
         _load(_with_probes(**changes))
     assert message in str(caught.value)
-    assert str(caught.value).startswith("policy.yml: /probes")
+    # named at the line and column of the place (issue 24 item 10), as claim errors are
+    assert re.match(r"policy\.yml:\d+:\d+: /probes", str(caught.value)), str(caught.value)
 
 
 def test_unknown_top_level_keys_are_still_refused() -> None:

@@ -75,7 +75,7 @@ def test_junit_has_one_case_per_mutation_and_requirement_with_unmet_as_failures(
     assert "state_readback" in failure.message
     assert cases["endpoint_health"].result[0].type == "missing_check_type"
     properties = {p.name: p.value for p in suite.properties()}  # type: ignore[no-untyped-call]
-    assert properties["claim-gate.engine.decide"] == "unverified"
+    assert properties["claim-gate.verdict"] == "unverified"
     assert properties["claim-gate.task"] == "t-1"
     assert properties["claim-gate.policy_sha256"] == policy.digest
 
@@ -90,11 +90,11 @@ def test_junit_exact_output_for_a_verified_claim() -> None:
   <testsuite name="claim-gate: t-1" timestamp="2026-08-27T18:10:00Z" time="0" errors="0" \
 skipped="0" tests="1" failures="0">
     <properties>
-      <property name="claim-gate.engine.decide" value="verified" />
+      <property name="claim-gate.verdict" value="verified" />
       <property name="claim-gate.reason" value="{verdict.reason}" />
       <property name="claim-gate.task" value="t-1" />
       <property name="claim-gate.claim" value="claim.json" />
-      <property name="claim-gate.claim.policy" value="claim-gate-default" />
+      <property name="claim-gate.policy" value="claim-gate-default" />
       <property name="claim-gate.policy_sha256" value="{digest}" />
       <property name="claim-gate.decided_by" value="{verdict.decided_by}" />
     </properties>

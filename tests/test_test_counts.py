@@ -51,6 +51,13 @@ CASES = [
      VerdictState.UNVERIFIED, {"narrowed_selection"}),
     ("a test id as path", PASSING_RUN, None, {"x-test-paths": ["tests/t.py::test_ok"]},
      VerdictState.UNVERIFIED, {"narrowed_selection"}),
+    # a run's own failures stand whatever else is wrong with it (issue 24 item 13)
+    ("-k narrowed, failing", {"tests": 5, "failures": 1}, None,
+     {"x-selection": {"keyword": "not slow"}}, VerdictState.REFUTED, {"contradicted"}),
+    ("interrupted, failing", {"tests": 4, "failures": 1, "exit_status": 2}, None, {},
+     VerdictState.REFUTED, {"contradicted"}),
+    ("nothing ran but an error", {"tests": 0, "failures": 0, "errors": 1}, None, {},
+     VerdictState.REFUTED, {"contradicted"}),
     ("--ff only reorders", PASSING_RUN, None, {"x-selection": {"failedfirst": True}},
      VerdictState.VERIFIED, set()),
     ("whole directories", PASSING_RUN, None, {"x-test-paths": ["tests", "src"]},

@@ -46,3 +46,18 @@ class ChangeReading:
     @property
     def complete(self) -> bool:
         return not self.unread
+
+
+@dataclass(frozen=True)
+class ChainFileChange:
+    """A modified structured file on the evidence chain (pyproject.toml, package.json,
+    setup.cfg) read at base and head: the parts that differ, each as its key path
+    (`("project", "version")`, `("tool:pytest", "addopts")`). A version bump is not an edit
+    to how the tests run; the engine (`gate/engine/chain_parts.py`) decides which parts are.
+    `parsed` False: a version could not be read or parsed (`problem` says why), and the
+    engine keeps the whole file on the chain."""
+
+    path: str
+    parts: tuple[tuple[str, ...], ...] = ()
+    parsed: bool = True
+    problem: str | None = None

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from fnmatch import fnmatchcase
 
+from gate.claim.change_facts import ChainFileChange
 from gate.claim.junit_facts import Outcome
 from gate.claim.model import JSON
 from gate.claim.timefmt import format_rfc3339
@@ -181,6 +182,9 @@ class PullChanges:
 
     paths: frozenset[str]
     complete: bool
+    #: The modified structured chain files as read at base and head (which parts changed);
+    #: a chain path without an entry here is judged whole.
+    chain_files: tuple[ChainFileChange, ...] = ()
 
     @classmethod
     def of(cls, files: Sequence[ChangedFile]) -> PullChanges:

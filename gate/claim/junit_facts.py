@@ -34,7 +34,8 @@ class Totals:
     """Counts of tests. `tests` is runs, as the frameworks count (each `<testcase>`, unless
     the policy says repeated cases are reruns); `unique` is distinct identities within each
     `<testsuite>` element, summed; `suite_errors` is how many of the failures/errors are a
-    `<failure>`/`<error>` outside any testcase (each counted as one failing test)."""
+    `<failure>`/`<error>` outside any testcase (failing the run, but not counted in `tests`:
+    `passed + failures + errors + skipped == tests + suite_errors`)."""
 
     tests: int = 0
     passed: int = 0

@@ -7,7 +7,10 @@ the place, never a silently weaker gate.
 from __future__ import annotations
 
 import datetime
+import difflib
 import math
+import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +21,7 @@ from gate.claim.errors import InvalidInput
 from gate.claim.fail_to_pass import SECTIONS as FAIL_TO_PASS_SECTIONS
 from gate.claim.fail_to_pass import parse_fail_to_pass
 from gate.claim.jsondoc import MAX_DEPTH, decode_utf8, parse_json, read_capped
-from gate.claim.jsonpos import pointer
+from gate.claim.jsonpos import Position, escape_pointer_token, pointer, value_positions
 from gate.claim.junit_options import SECTION as JUNIT_SECTION
 from gate.claim.junit_options import JUnitOptions, parse_junit_options
 from gate.claim.model import CheckType
@@ -74,25 +77,70 @@ _POLICY_SCHEMA: dict[str, Any] = {
 }
 
 
-def parse_policy_document(raw: Any, source: str) -> Policy:
-    """A policy from a parsed JSON/YAML mapping, validated; unknown keys are refused."""
+_UNKNOWN_KEY = re.compile(r"(?P<where>/\S*): unknown keys? (?P<key>[^\s,]+)")
+#: Every top-level key a policy may have (besides `x-` fields), in the order they are listed.
+KEYS: tuple[str, ...] = (*_POLICY_SCHEMA["properties"], *sorted(SECTIONS))
+
+
+def _place(positions: Mapping[str, Position], where: str) -> str | None:
+    """`line:column` of the nearest written ancestor of `where` (a JSON pointer)."""
+    while True:
+        if where in positions:
+            return str(positions[where])
+        if not where:
+            return None
+        where = where.rpartition("/")[0]
+
+
+def _refuse_unknown_keys(raw: dict[Any, Any], source: str,
+                         positions: Mapping[str, Position]) -> None:
+    """The first key no policy has, at its place, with the nearest known key: a misspelt
+    `requirez` is named before anything it makes missing (the `id` check comes after)."""
+    unknown = [k for k in raw if str(k) not in KEYS and not str(k).startswith("x-")]
+    if not unknown:
+        return
+    key = str(unknown[0])
+    close = difflib.get_close_matches(key, KEYS, n=1, cutoff=0.6)
+    accepts = f"a policy accepts {', '.join(KEYS)} and x- fields"
+    raise InvalidInput(
+        source, _place(positions, pointer((key,))),
+        f"{pointer((key,))}: unknown key {key!r}: a misspelt key would silently weaken the"
+        " policy", f"did you mean {close[0]}? {accepts}" if close else accepts,
+    )
+
+
+def parse_policy_document(raw: Any, source: str,
+                          positions: Mapping[str, Position] | None = None) -> Policy:
+    """A policy from a parsed JSON/YAML mapping, validated; unknown keys are refused.
+    `positions`: where each value is written (by JSON pointer), for `file:line:column`."""
     if not isinstance(raw, dict):
         raise InvalidInput(source, None, "a policy must be a mapping with at least an 'id'")
     # jsonschema is imported when a policy is read, not at every start (issue 23).
     from jsonschema import Draft202012Validator
 
+    places = positions or {}
+    _refuse_unknown_keys(raw, source, places)
     schema = dict(_POLICY_SCHEMA)
     schema["properties"] = {**_POLICY_SCHEMA["properties"], **{s: {} for s in SECTIONS}}
     errors = sorted(Draft202012Validator(schema).iter_errors(raw), key=lambda e: list(e.path))
     if errors:
         error = errors[0]
-        where = pointer(tuple(error.absolute_path)) or "(policy)"
-        message = error.message
-        if error.validator == "additionalProperties":
-            message += " (a policy accepts id, requires, max_age_s, trusted_verifiers,"
-            message += " code_change_kinds" + "".join(f", {s}" for s in sorted(SECTIONS))
-            message += " and x- fields; a misspelt key would silently weaken the policy)"
-        raise InvalidInput(source, None, f"{where}: {message}")
+        where = pointer(tuple(error.absolute_path))
+        raise InvalidInput(source, _place(places, where), f"{where or '(policy)'}: {error.message}")
+    try:
+        return _typed(raw, source)
+    except InvalidInput as exc:  # a section's own check: put its pointer on a line
+        if exc.place is not None or not exc.problem.startswith("/"):
+            raise
+        where = exc.problem.split(" ", 1)[0].rstrip(":")
+        named = _UNKNOWN_KEY.match(exc.problem)  # a section's unknown key: at the key itself
+        if named is not None:
+            where = f"{named['where']}/{escape_pointer_token(named['key'])}"
+        raise InvalidInput(source, _place(places, where), exc.problem, exc.fix,
+                           exc.more) from None
+
+
+def _typed(raw: dict[str, Any], source: str) -> Policy:
     ages = dict(DEFAULT_MAX_AGE_S)
     if "max_age_s" in raw:
         ages.update(parse_max_age(raw["max_age_s"]))
@@ -118,11 +166,12 @@ def parse_policy_text(text: str, source: str) -> Policy:
     """A policy written as JSON or YAML (YAML aliases are refused: no alias bombs)."""
     stripped = text.lstrip()
     if stripped.startswith("{"):
-        return parse_policy_document(parse_json(text, source, "policy"), source)
+        return parse_policy_document(parse_json(text, source, "policy"), source,
+                                     value_positions(text))
     # PyYAML is imported only for a YAML policy, not at every start (issue 23).
     import yaml
 
-    from gate.claim.yamldoc import safe_load_strict
+    from gate.claim.yamldoc import safe_load_strict, yaml_positions
 
     try:
         for event in yaml.parse(text, Loader=yaml.SafeLoader):
@@ -142,7 +191,7 @@ def parse_policy_text(text: str, source: str) -> Policy:
     except yaml.YAMLError as exc:
         raise InvalidInput(source, None, f"the policy is not valid YAML: {exc}") from None
     _refuse_what_json_cannot_say(raw, source)
-    return parse_policy_document(raw, source)
+    return parse_policy_document(raw, source, yaml_positions(text))
 
 
 def _refuse_what_json_cannot_say(raw: Any, source: str) -> None:

@@ -2,6 +2,8 @@
 
 PyYAML's SafeLoader keeps the last of two equal keys, so `requires:` written twice would
 silently drop the first list. Like `jsondoc.parse_json`, we refuse it, naming both places.
+`yaml_positions` gives every value's line and column, as `jsonpos` does for JSON, so a policy
+error names `file:line:column` like a claim error.
 """
 
 from __future__ import annotations
@@ -9,6 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 import yaml
+
+from gate.claim.jsonpos import Position, escape_pointer_token
 
 
 class DuplicateKeyError(yaml.MarkedYAMLError):
@@ -41,3 +45,22 @@ class StrictSafeLoader(yaml.SafeLoader):
 def safe_load_strict(text: str) -> Any:
     """`yaml.safe_load`, refusing duplicate keys (DuplicateKeyError, a MarkedYAMLError)."""
     return yaml.load(text, Loader=StrictSafeLoader)  # noqa: S506 - a SafeLoader subclass
+
+
+def yaml_positions(text: str) -> dict[str, Position]:
+    """Map every JSON pointer of a YAML document (already read by `safe_load_strict`) to
+    where it is written: a mapping entry at its key, an item at its value; '' is the root."""
+    root = yaml.compose(text, Loader=yaml.SafeLoader)
+    found: dict[str, Position] = {}
+    pending: list[tuple[str, yaml.Node, yaml.Node]] = [] if root is None else [("", root, root)]
+    while pending:  # iterative: deep nesting cannot exhaust the stack
+        where, mark_node, node = pending.pop()
+        mark = mark_node.start_mark
+        found.setdefault(where, Position(mark.line + 1, mark.column + 1))
+        if isinstance(node, yaml.MappingNode):
+            pending.extend((f"{where}/{escape_pointer_token(str(key.value))}", key, value)
+                           for key, value in node.value)
+        elif isinstance(node, yaml.SequenceNode):
+            pending.extend((f"{where}/{index}", item, item)
+                           for index, item in enumerate(node.value))
+    return found

@@ -25,13 +25,14 @@ from gate.claim.timefmt import format_rfc3339
 from gate.claim.wording import duration
 from gate.engine.agent_time import future_mutations, invalid_time_problem
 from gate.engine.binding import bind_to_subject, superseded
+from gate.engine.chain_parts import way_out
 from gate.engine.completeness import item_problem
 from gate.engine.fail_to_pass import counted_fail_to_pass, fail_to_pass_judgements
 from gate.engine.provenance import judge_provenance
 from gate.engine.removed_tests import claim_judgements, rule_judgements
 from gate.engine.results import Assessment, Judgement, Problem, Unmet, Verdict, worst
 from gate.engine.run_binding import bind_records_to_junit
-from gate.engine.test_counts import count_contradictions, count_problem
+from gate.engine.test_counts import count_contradictions, count_problem, failures_stand
 from gate.engine.trust import judge
 
 #: When no evidence counts for a mutation, the reported code is the one closest to counting.
@@ -89,7 +90,8 @@ def _problem_of(
     """Why this item cannot count for anything, if it cannot; messages are built only then."""
     evidence = item.evidence
     judgement = judge(item, policy.trusted_verifiers)
-    if item.disqualified is not None:
+    if item.disqualified is not None \
+            and not failures_stand(item.disqualified.code, evidence):
         label = _describe_item(index, evidence)
         return judgement.independent, Problem(
             item.disqualified.code, f"{label}: {item.disqualified.message}"
@@ -467,4 +469,4 @@ def _reason(state: VerdictState, unmet: Sequence[Unmet], claim: Claim) -> str:
     head = ordered[0].message
     rest = len(unmet) - 1
     more = f" (and {rest} more unmet)" if rest else ""
-    return f"{state}: {head}{more}"
+    return f"{state}: {head}{more}{way_out([entry.code for entry in unmet])}"

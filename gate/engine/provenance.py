@@ -21,6 +21,7 @@ from gate.claim.github_facts import MAX_LISTED_FILES, Arrival, PullChanges, Pull
 from gate.claim.model import JSON, VerifierKind
 from gate.claim.timefmt import format_rfc3339
 from gate.claim.trust_policy import TrustPolicy
+from gate.engine.chain_parts import on_chain
 
 _SHOWN = 5
 #: Disqualifications that make the evidence the agent's own word (recorded as self-attested).
@@ -69,7 +70,7 @@ def _verdict_on(
             " request's run uses the PR's own copy of that file, so its results are the"
             " agent's word, not an independent observation",
         )
-    touched = changes.matching(trust.chain)
+    touched = on_chain(changes.matching(trust.chain), changes.chain_files)
     if touched:
         return Disqualification(
             "producer_modified",

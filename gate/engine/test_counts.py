@@ -4,10 +4,15 @@ A record's `expected` is written by whoever wrote the record, so it cannot decid
 run passed: a run whose counts show failures or errors contradicts the claim whatever its
 `expected` says (`{"failures": 3}` is not a pass), a "test run" without integer `tests` and
 `failures` is no test run, one that executed nothing is absence, one whose session stopped
-early (exit status 2-4) did not run every test, and one whose selection narrowed the suite
+early (exit status 2-4) did not run every test, one whose job exited non-zero with no failure
+in its report lost something (a test file that failed to load), and one whose selection
+narrowed the suite
 (`x-selection`: -k, -m, --deselect, --lf, --sw; `x-test-paths` naming single tests) is not the
-suite's result. These rules apply to every producer: the pytest plugin, any other record,
-and the JUnit files the gate read itself.
+suite's result. A run whose own counts show failures contradicts the claim whatever else is
+wrong with it (attributes that disagree with its elements, a narrowed selection, an early
+stop): a failure that ran is an observation, and none of these makes it a pass. These rules
+apply to every producer: the pytest plugin, any other record, and the JUnit files the gate
+read itself.
 """
 
 from __future__ import annotations
@@ -21,9 +26,13 @@ NO_TESTS = "no_tests"
 INCOMPLETE_RUN = "incomplete_run"
 NO_TEST_COUNTS = "no_test_counts"
 NARROWED_SELECTION = "narrowed_selection"
+FAILED_EXIT = "failed_exit_status"
 
 #: Where the pytest plugin records what narrowed the run, and the paths it was given.
 SELECTION_FIELD = "x-selection"
+#: Of the selection, the options the committed ini file's addopts gave (and which file): the
+#: project's own definition of its suite; an edit to that file is the evidence chain's rule.
+CONFIGURED_FIELD = "x-selection-configured"
 TEST_PATHS_FIELD = "x-test-paths"
 
 #: pytest exit codes of a session that did not run its tests to the end: interrupted,
@@ -52,6 +61,8 @@ def count_problem(evidence: Evidence) -> Problem | None:
             "the test_run has no test counts (integer `tests` and `failures` in its observed"
             " value): a run that does not say what ran and what failed is no test run",
         )
+    if shows_failures(evidence):
+        return None  # the failures it shows stand, whether or not every test ran
     tests = _count(observed.get("tests")) or 0
     skipped = _count(observed.get("skipped")) or 0
     if tests - skipped <= 0:
@@ -67,14 +78,42 @@ def count_problem(evidence: Evidence) -> Problem | None:
             f"the test session {_INCOMPLETE_EXIT[status]} (exit status {status}), so not"
             " every test ran; run the whole suite again",
         )
+    if status is not None and status != 0:
+        return Problem(
+            FAILED_EXIT,
+            f"the test job exited {status} but its report shows no failing test: a test file"
+            " that failed to load, or a crash, can leave only the passing cases in the report"
+            " (jest-junit writes such a file only with JEST_JUNIT_REPORT_TEST_SUITE_ERRORS=true)",
+        )
     return narrowed(evidence.extensions)
+
+
+#: What a collector may say of a run that its own failures still outweigh: the report's
+#: attributes disagree with its elements, it ran a subset, it stopped early. A failure that
+#: ran is an observation; none of these makes it a pass or hides it.
+FAILURES_STAND = frozenset({"count_mismatch", NARROWED_SELECTION, INCOMPLETE_RUN})
+
+
+def failures_stand(code: str, evidence: Evidence) -> bool:
+    """Whether the run's own counted failures refute despite this problem (`code`)."""
+    return code in FAILURES_STAND and shows_failures(evidence)
+
+
+def shows_failures(evidence: Evidence) -> bool:
+    """A test_run whose own counts show a failure or an error."""
+    observed = evidence.observed_value
+    return evidence.check_type is CheckType.TEST_RUN and isinstance(observed, dict) \
+        and any((_count(observed.get(key)) or 0) > 0 for key in _FAILING_KEYS)
 
 
 def narrowed(extensions: Mapping[str, JSON]) -> Problem | None:
     """A run whose selection left tests out is a subset, never the suite's result."""
     selection = extensions.get(SELECTION_FIELD)
+    configured = extensions.get(CONFIGURED_FIELD)
+    suite = set(configured) if isinstance(configured, dict) else set()
     narrowing = sorted(
-        key for key, value in selection.items() if value and key not in _REORDERING
+        key for key, value in selection.items()
+        if value and key not in _REORDERING and key not in suite
     ) if isinstance(selection, dict) else []
     paths = extensions.get(TEST_PATHS_FIELD)
     single = [p for p in paths if isinstance(p, str) and "::" in p] \

@@ -11,10 +11,13 @@ run binds itself to the commit it tested (`--head-sha`).
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from fnmatch import fnmatchcase
 from pathlib import Path
 
+from gate.claim.change_facts import ChainFileChange
 from gate.claim.changed_paths import ChangedPaths
 from gate.claim.diff_facts import ChangedPath, ChangeStatus
 from gate.claim.errors import InvalidInput
@@ -24,8 +27,10 @@ from gate.claim.loader import LoadedClaim
 from gate.claim.model import CheckType
 from gate.claim.policy import Policy
 from gate.claim.wording import plural
+from gate.evidence.chain_files import chain_file_change, is_structured, unread
 from gate.evidence.git_claim import path_in_repository
-from gate.evidence.git_diff import GitDiffError, changed_in, resolve_range
+from gate.evidence.git_diff import DiffRange, GitDiffError, changed_in, resolve_range
+from gate.evidence.git_probe import GitRunner, run_git
 from gate.evidence.interface import Collected, Collector
 
 
@@ -47,7 +52,11 @@ class BranchChanges:
         except GitDiffError as exc:
             raise InvalidInput(f"--diff-base {self.base}", None, str(exc)) from None
         paths = frozenset(p for change in changes for p in change.paths)
-        observed = PullObservation(PullChanges(paths, complete=True), arrival=None)
+        chain = tuple(_chain_file(resolved, c.path) for c in changes
+                      if c.status is ChangeStatus.MODIFIED and is_structured(c.path)
+                      and any(fnmatchcase(c.path, g) for g in policy.trust.chain))
+        observed = PullObservation(PullChanges(paths, complete=True, chain_files=chain),
+                                   arrival=None)
         source = f"git diff {self.base}...{self.head[:12]}"
         claim_file = None if self.claim is None else path_in_repository(
             self.claim, self.repo, resolved.toplevel)
@@ -55,6 +64,18 @@ class BranchChanges:
                                   () if claim_file is None else (claim_file,))
         note = f"{source}: {plural(len(paths), 'path')} changed"
         return Collected(pull=observed, notes=(note,), changed=changed)
+
+
+def _chain_file(resolved: DiffRange, path: str,
+                run: GitRunner = run_git) -> ChainFileChange:
+    """A modified structured chain file read at the merge base and at the head."""
+    def blob(commit: str) -> bytes:
+        return run(["cat-file", "blob", f"{commit}:{path}"], resolved.toplevel)
+
+    try:
+        return chain_file_change(path, blob(resolved.merge_base), blob(resolved.head))
+    except (OSError, subprocess.SubprocessError) as exc:
+        return unread(path, f"git could not read it ({exc})")
 
 
 def _as_file(change: ChangedPath) -> ChangedFile:

@@ -3,14 +3,16 @@
 The counting rule (docs/junit.md, with an example of each dialect): each `<testcase>` is one
 run of a test, counted once by its most severe result (error > failure > skipped > passed),
 as the frameworks' own `tests` attributes and the common report actions count. A
-`<failure>`/`<error>` directly under a suite is one more failing test (`suite_errors`).
+`<failure>`/`<error>` directly under a suite fails the run without being a test
+(`suite_errors`).
 Cases sharing an identity are attempts of one test only when the report marks reruns
 (Surefire's `flakyFailure`/`rerunFailure`... inside the case) or the policy says so
 (`junit.reruns: repeated-cases`, merged within one `<testsuite>` element, last attempt
 wins); otherwise a failure stands whatever another case of that name says, so an added
 test reusing a failing test's classname/name can neither hide it nor pass for it. The
 `tests`/`failures`/`errors` attributes are never counted; a suite stating more failures
-and errors than were counted disqualifies the run (`count_mismatch`). Files whose root is
+and errors than were counted disqualifies a run that shows none (`count_mismatch`); a run
+that shows failures is refuted by them whatever its attributes say. Files whose root is
 not JUnit (coverage.xml...) are skipped with a note; malformed XML is refused.
 
 What counts as evidence: everything named by `--junit` in one `verify` is one test run and
@@ -35,7 +37,7 @@ from __future__ import annotations
 import glob
 import re
 from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from gate import __version__
@@ -182,7 +184,8 @@ def _disqualification(
                 f" (claim-gate.tree_clean={file.tree_clean!r}): tests of uncommitted changes are"
                 " not about the committed code",
             )
-    for file in run.files:
+    visible = run.totals.failures + run.totals.errors
+    for file in run.files if not visible else ():  # failures shown: it refutes as it is
         hiding = next((m for m in file.mismatches if m.hides_failures), None)
         if hiding is not None:
             return Disqualification(
@@ -194,6 +197,8 @@ def _disqualification(
                 " that hides failures is never a pass",
             )
     totals = run.totals
+    if visible:
+        return None  # a suite's own error with no case is still a failing run
     if totals.tests == 0:
         return Disqualification(
             "no_tests",
@@ -289,6 +294,13 @@ def run_evidence(
     )
 
 
+def with_exit_status(item: EvidenceItem, status: int) -> EvidenceItem:
+    """The run with the test job's exit status beside its counts (the engine reads both)."""
+    observed = item.evidence.observed_value
+    value = {**observed, "exit_status": status} if isinstance(observed, dict) else observed
+    return replace(item, evidence=replace(item.evidence, observed_value=value))
+
+
 @dataclass(frozen=True)
 class JUnitFiles:
     """The JUnit files the operator named (`--junit`): one test run, one evidence item.
@@ -305,6 +317,8 @@ class JUnitFiles:
     base: tuple[str, ...] = ()
     #: `--base-code-junit`: the head's tests run over the base's code (fail-to-pass).
     base_code: tuple[str, ...] = ()
+    #: The test job's own exit status (`--test-exit-status`), recorded with the run.
+    exit_status: int | None = None
 
     def collect(self, loaded: LoadedClaim, policy: Policy) -> Collected:
         named = required_tests(policy, loaded.claim, loaded.source)
@@ -322,8 +336,11 @@ class JUnitFiles:
         base_code = self._over_base_code(run, policy, kept)
         if base_code is not None:
             inputs += base_code[1]
+        item = run_evidence(run, self.head_sha, require_binding=True)
+        if self.exit_status is not None:
+            item = with_exit_status(item, self.exit_status)
         return Collected(
-            items=(run_evidence(run, self.head_sha, require_binding=True),), junit=(run,),
+            items=(item,), junit=(run,),
             failing=run.failing, inputs=inputs, test_sets=test_sets,
             base_code=base_code[0] if base_code is not None else None,
         )

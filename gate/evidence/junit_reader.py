@@ -348,6 +348,11 @@ class _Counter:
         self.failures = 0
         self.errors = 0
         self.suite_errors = 0
+        #: (scope, identity) of named cases with no child element in the open suite: passes
+        #: unless the suite's own `tests` leaves cases out (jest-junit's `test.todo`).
+        self.bare_named: list[tuple[int, str]] = []
+        #: (scope, identity) of each suite-level result: failing, but not a test.
+        self.suite_level_keys: set[tuple[int, str]] = set()
         #: Attempts merge only within one <testsuite> element (a scope): a file merged from
         #: several runs (py310, py311) must not let one run's pass hide another's failure.
         self.scope = 0
@@ -409,13 +414,16 @@ class _Counter:
                     suite, classname, name)
 
     def suite_level(self, result: Node, suite: Node) -> None:
-        """A <failure>/<error> directly under a suite (class setup failed): one failing test,
-        counted in `suite_errors` too so that the output can say where it came from."""
+        """A <failure>/<error> directly under a suite (class setup failed): a failure or an
+        error of the run, counted in `suite_errors`, and not one more test (a suite of 7
+        cases and a suite error is 7 tests, 1 error)."""
         tag = local(result.tag)
         outcome = Outcome.ERROR if tag == "error" else Outcome.FAILURE
         name = suite.get("name") or ""
         self.suite_errors += 1
-        self.record(result, result, outcome, False, name, "", f"({tag} outside any testcase)")
+        label = f"({tag} outside any testcase)"
+        self.suite_level_keys.add((self.scope, identity("", label, name)))
+        self.record(result, result, outcome, False, name, "", label)
 
     def _outcome_of(
         self, table: dict[str, Outcome], scoped: dict[tuple[int, str], Outcome], key: str,
@@ -456,6 +464,8 @@ class _Counter:
             matched = aliases(classname, name, suite, file) & self.requested
             if matched:
                 self._outcome_of(self.named, self.scoped_named, key, outcome)
+                if outcome is Outcome.PASSED and not len(case):
+                    self.bare_named.append((self.scope, key))
                 for wanted in matched:
                     keys = self.matches.setdefault(wanted, [])
                     if key not in keys:
@@ -499,7 +509,7 @@ class _Counter:
         flaky: bool, suite: str, classname: str, name: str, key: str, merge: bool,
     ) -> None:
         """The default rule: this case is one run of a test, whatever other cases say."""
-        if merge:
+        if merge and (self.scope, key) not in self.suite_level_keys:
             self.scopes.remember(key)
         if outcome is Outcome.PASSED:
             self.quiet_passed += 1
@@ -564,6 +574,9 @@ class _Counter:
         failures, errors = _int(suite.get("failures")), _int(suite.get("errors"))
         stated = None if failures is None and errors is None else (failures or 0) + (errors or 0)
         tests_differ = tests is not None and tests != counted_tests
+        if tests is not None and tests < counted_tests:
+            self._bare_cases_unproven()
+        self.bare_named = []
         if not tests_differ and (stated is None or stated == counted_failing):
             return
         found = SuiteMismatch(element, suite.get("name") or "", tests, counted_tests, stated,
@@ -571,6 +584,15 @@ class _Counter:
         kept = sum(m.hides_failures is found.hides_failures for m in self.mismatches)
         if kept < MAX_MISMATCHES:
             self.mismatches.append(found)
+
+    def _bare_cases_unproven(self) -> None:
+        """The suite counts fewer tests than it holds cases: a bare case may be one it left out
+        (a `test.todo`), so no bare case of it shows a named test passed (never a pass)."""
+        for scope, key in self.bare_named:
+            if self.repeated and self.scoped_named.get((scope, key)) is Outcome.PASSED:
+                self.scoped_named[(scope, key)] = Outcome.SKIPPED
+            elif not self.repeated and self.named.get(key) is Outcome.PASSED:
+                self.named[key] = Outcome.SKIPPED
 
     def property(self, prop: Node) -> None:
         holder = prop.getparent()
@@ -603,7 +625,7 @@ class _Counter:
         if not self.repeated:
             self.scopes.close()
             unique = self.scopes.total + self.unnamed
-            tests = passed + skipped + self.failures + self.errors
+            tests = passed + skipped + self.failures + self.errors - self.suite_errors
             return Totals(tests, passed, self.failures, self.errors, skipped, flaky, unique,
                           self.suite_errors), self.failing
         tests = passed + skipped
@@ -650,8 +672,8 @@ class _Counter:
                     passed += 1
                     flaky += (code & _FLAKY_BIT) >> 1
         failing_keys: set[str] = set()
-        for (_, key), entry in self.troubled.items():
-            tests += 1
+        for (scope, key), entry in self.troubled.items():
+            tests += (scope, key) not in self.suite_level_keys
             if entry.last is Outcome.PASSED:
                 passed += 1
                 if entry.failed_before or entry.flaky:

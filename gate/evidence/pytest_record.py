@@ -196,6 +196,8 @@ class SessionFacts:
     python_version: str
     test_paths: Sequence[str] = field(default_factory=tuple)
     selection: Mapping[str, Any] = field(default_factory=dict)
+    #: The selection options the committed ini file gave, and where (`pytest_selection`).
+    configured: Mapping[str, str] = field(default_factory=dict)
     workers: int = 0
     #: What could have rewritten results (`producer_inventory`), sealed; None: not watched.
     inventory: Mapping[str, Any] | None = None
@@ -246,6 +248,9 @@ def build_record(facts: SessionFacts) -> dict[str, Any]:
         # What narrowed the run (-k, -m, --deselect, --lf): a reviewer should see a subset.
         # The full command line is not recorded: options may carry secrets.
         record["x-selection"] = dict(facts.selection)
+    if facts.configured:
+        # Of those, the ones the project's own ini file gave: its definition of the suite.
+        record["x-selection-configured"] = dict(facts.configured)
     if tree.dirty_paths:
         record["x-dirty-paths"] = [_clip(p) for p in tree.dirty_paths[:MAX_LISTED_DIRTY_PATHS]]
     if tree.problem:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import os
 import platform
-import tempfile
 from collections.abc import Generator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -106,6 +105,7 @@ class _Recorder:
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         from gate.evidence.git_hidden import import_roots
         from gate.evidence.git_probe import probe_tree
+        from gate.evidence.plugin_session import base_code_properties
         from gate.evidence.pytest_record import junit_properties
 
         del session
@@ -114,23 +114,7 @@ class _Recorder:
             self._config.rootpath, self._ignored(), os.environ, import_roots=roots
         )
         self._add_junit_properties(junit_properties(self._tree, self._started))
-        self._add_base_code_property()
-
-    def _add_base_code_property(self) -> None:
-        """After `claim-gate base-code`: whether the tree is exactly its plan on this head."""
-        from gate.claim.fail_to_pass import BASE_CODE_PROPERTY
-        from gate.evidence.base_code_tree import base_code_binding
-        from gate.evidence.git_diff import GitDiffError, toplevel
-
-        if self._tree.commit is None or self._tree.source != "git":
-            return
-        try:
-            top = toplevel(self._config.rootpath)
-        except GitDiffError:
-            return
-        value = base_code_binding(top, self._tree.commit, self._tree.dirty_paths)
-        if value is not None:
-            self._add_junit_properties(((BASE_CODE_PROPERTY, value),))
+        self._add_junit_properties(base_code_properties(self._config.rootpath, self._tree))
 
     def _add_junit_properties(self, properties: tuple[tuple[str, str], ...]) -> None:
         try:
@@ -173,6 +157,7 @@ class _Recorder:
         return result
 
     def _write_record(self, exitstatus: int) -> None:
+        from gate.evidence import plugin_session
         from gate.evidence.pytest_record import SessionFacts, build_record
         from gate.evidence.pytest_watch import junit_report_facts
 
@@ -188,13 +173,15 @@ class _Recorder:
             plugin_version=__version__,
             python_version=platform.python_version(),
             test_paths=tuple(str(arg) for arg in self._config.args),
-            selection=_selection(self._config),
+            selection=(selection := plugin_session.selection(self._config.option)),
+            configured=_configured(self._config, selection),
             workers=workers if isinstance(workers, int) else 0,
             inventory=self._inventory,
             junit_report=junit_report_facts(junit, self._config.rootpath) if junit else None,
         )
         try:
-            _write_atomically(self._path, json.dumps(build_record(facts), indent=2) + "\n")
+            plugin_session.write_atomically(
+                self._path, json.dumps(build_record(facts), indent=2) + "\n")
         except OSError as exc:
             self._message = f"claim-gate: could not write evidence to {self._path}: {exc}"
             return
@@ -212,27 +199,11 @@ class _Recorder:
             terminalreporter.write_line(self._message)
 
 
-#: Options that run a subset of the suite, by their `config.option` names.
-_SELECTION_OPTIONS = ("keyword", "markexpr", "deselect", "lf", "failedfirst", "stepwise")
+def _configured(config: pytest.Config, selection: dict[str, object]) -> dict[str, str]:
+    """The selection options only the committed ini file gave (the project's suite)."""
+    from gate.evidence.pytest_selection import configured_selection
 
-
-def _selection(config: pytest.Config) -> dict[str, object]:
-    found: dict[str, object] = {}
-    for name in _SELECTION_OPTIONS:
-        value = getattr(config.option, name, None)
-        if value:
-            found[name] = [str(v) for v in value] if isinstance(value, list) else value
-    return found
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    """A reader never sees half a record: write beside the target, then rename over it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        Path(temporary).replace(path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    return configured_selection(
+        selection, [str(a) for a in config.getini("addopts")],
+        [str(a) for a in config.invocation_params.args], os.environ.get("PYTEST_ADDOPTS"),
+        config.inipath.name if config.inipath else None)

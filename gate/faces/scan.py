@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from gate.claim.errors import GateError, InvalidInput
 from gate.claim.github_facts import PullRequestRef
@@ -28,7 +28,7 @@ from gate.faces.action.input_table import SCAN_INPUTS, dest
 from gate.faces.action.inputs import ActionInputs, RunnerContext, read_inputs
 from gate.faces.action.posting import CheckRunRequests, Published, check_run_requests
 from gate.faces.action.run import GateOutcome, run_gate
-from gate.faces.scan_output import ScanResult, render
+from gate.faces.scan_output import ScanResult, render, render_error
 from gate.faces.scan_ref import PullReference, choose_api_url, parse_reference
 from gate.pipeline import exit_code_for
 from gate.report.check_run import CheckRunReport, failure_report
@@ -92,17 +92,22 @@ def _warn_unsafe(api_url: str, token: str, err: TextIO) -> None:
                   " network unencrypted\n")
 
 
-def run_scan(
-    args: argparse.Namespace,
-    *,
-    clock: Callable[[], datetime],
-    out: TextIO,
-    err: TextIO,
-    probe_io: ProbeIO | None,
-    env: Mapping[str, str] | None = None,
+def run_scan(args: argparse.Namespace, *, out: TextIO, **given: Any) -> int:
+    """Decide the PR and print; GateErrors go to the CLI's one handler (exit 3 or 4), and
+    with --format json stdout holds them as a JSON error object too."""
+    try:
+        return _scan(args, out=out, **given)
+    except GateError as exc:
+        if args.format == "json":
+            out.write(render_error(exc, int(exit_code_for(exc))))
+        raise
+
+
+def _scan(
+    args: argparse.Namespace, *, clock: Callable[[], datetime], out: TextIO, err: TextIO,
+    probe_io: ProbeIO | None, env: Mapping[str, str] | None = None,
     retry: RetryPolicy | None = None,
 ) -> int:
-    """Decide the PR and print; GateErrors go to the CLI's one handler (exit 3 or 4)."""
     env = os.environ if env is None else env
     reference = parse_reference(args.reference)
     api_url = choose_api_url(args.api_url, reference, env)

@@ -57,6 +57,14 @@ def render_json(result: ScanResult) -> str:
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 
+def render_error(error: Exception, exit_code: int) -> str:
+    """What went wrong, for a pipeline reading stdout (`--format json`): never empty."""
+    kind = "invalid_input" if exit_code == 3 else "could_not_decide"
+    document = {"error": {"kind": kind, "message": str(error), "exit_code": exit_code},
+                "posted": False}
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
 def _check_line(requests: CheckRunRequests) -> str:
     create = requests.create
     return f"{create['name']}: {create['conclusion']} ({create['output']['title']})"

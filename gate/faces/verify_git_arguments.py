@@ -35,6 +35,12 @@ def add_git_arguments(verify: argparse.ArgumentParser) -> None:
         " (policy fail_to_pass: off | report | require)",
     )
     verify.add_argument(
+        "--test-exit-status", type=int, metavar="N",
+        help="the test job's own exit status: with --junit, a run that exited non-zero and"
+        " whose report shows no failure is unverified (a test file that failed to load can"
+        " leave only passing cases in the report)",
+    )
+    verify.add_argument(
         "--require-claim", action="store_true",
         help="this change needs a claim: a missing claim file is unverified (exit 1,"
         " no_claim) instead of invalid input (exit 3)",
@@ -49,4 +55,5 @@ def git_options(args: argparse.Namespace) -> dict[str, Any]:
         "base_junit": tuple(args.base_junit),
         "base_code_junit": tuple(args.base_code_junit),
         "require_claim": args.require_claim,
+        "test_exit_status": args.test_exit_status,
     }

@@ -4,6 +4,10 @@ One test case per mutation and per required check type (plus one for the claim a
 when an unmet item belongs to neither); an unmet one is a `<failure>` whose type is the
 unmet code and whose message is the reason. Claim text is the agent's: characters XML 1.0
 cannot carry are replaced, so a hostile claim cannot make the report unreadable.
+
+The names below are an output contract (docs/other-ci.md lists them): pipelines read them,
+so they are literal strings, never derived from module or function names, and
+tests/test_junit_output_contract.py pins each one.
 """
 
 from __future__ import annotations
@@ -19,6 +23,18 @@ from gate.engine.results import Unmet, Verdict
 _NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 SUITE_NAME = "claim-gate"
+#: The suite's properties, in order: what a pipeline reads of the verdict.
+VERDICT_PROPERTY = "claim-gate.verdict"
+REASON_PROPERTY = "claim-gate.reason"
+TASK_PROPERTY = "claim-gate.task"
+CLAIM_PROPERTY = "claim-gate.claim"
+POLICY_PROPERTY = "claim-gate.policy"
+POLICY_SHA256_PROPERTY = "claim-gate.policy_sha256"
+DECIDED_BY_PROPERTY = "claim-gate.decided_by"
+#: The test cases' classnames: one per mutation, per required check type, and the claim.
+MUTATION_CLASS = "claim-gate.mutation"
+REQUIREMENT_CLASS = "claim-gate.requirement"
+CLAIM_CLASS = "claim-gate.claim"
 
 
 def xml_safe(text: str) -> str:
@@ -53,21 +69,21 @@ def render_junit(claim: Claim, verdict: Verdict, source: str) -> str:
     )
     properties = ET.SubElement(suite, "properties")
     for name, value in (
-        ("claim-gate.engine.decide", str(verdict.state)),
-        ("claim-gate.reason", verdict.reason),
-        ("claim-gate.task", claim.task.id),
-        ("claim-gate.claim", source),
-        ("claim-gate.claim.policy", verdict.policy.id),
-        ("claim-gate.policy_sha256", verdict.policy.digest),
-        ("claim-gate.decided_by", verdict.decided_by),
+        (VERDICT_PROPERTY, str(verdict.state)),
+        (REASON_PROPERTY, verdict.reason),
+        (TASK_PROPERTY, claim.task.id),
+        (CLAIM_PROPERTY, source),
+        (POLICY_PROPERTY, verdict.policy.id),
+        (POLICY_SHA256_PROPERTY, verdict.policy.digest),
+        (DECIDED_BY_PROPERTY, verdict.decided_by),
     ):
         ET.SubElement(properties, "property", name=name, value=xml_safe(value))
     for mutation in claim.mutations:
-        _case(suite, "claim-gate.mutation", _mutation_name(mutation), by_mutation.get(mutation.id))
+        _case(suite, MUTATION_CLASS, _mutation_name(mutation), by_mutation.get(mutation.id))
     for check_type in verdict.policy.requires:
-        _case(suite, "claim-gate.requirement", str(check_type), by_requirement.get(check_type))
+        _case(suite, REQUIREMENT_CLASS, str(check_type), by_requirement.get(check_type))
     for entry in general:
-        _case(suite, "claim-gate.claim", claim.task.id, entry)
+        _case(suite, CLAIM_CLASS, claim.task.id, entry)
 
     cases = suite.findall("testcase")
     failures = sum(1 for case in cases if case.find("failure") is not None)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import inspect
 import re
+import socket
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -20,6 +21,7 @@ from datetime import datetime
 from typing import Any, TypeVar, cast
 
 from github import Auth, Github, GithubException, GithubRetry
+from requests.exceptions import ConnectionError as RequestsConnectionError
 from requests.exceptions import RequestException
 
 from gate.claim.errors import CouldNotDecide
@@ -61,6 +63,33 @@ class RetryPolicy:
     backoff_factor: float = 1.0
     timeout_s: int = 30
     max_rate_limit_wait_s: float = 120.0
+    #: Retries of a connection that could not be made (name or route): none by default, a
+    #: host that does not resolve or refuses will not on the next try either.
+    connect: int = 0
+
+
+def _why_unreachable(exc: BaseException) -> str:
+    """The root cause of a failed connection in a few words, not urllib3's page of text."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, socket.gaierror):
+            return f"the name does not resolve ({seen.strerror or seen})"
+        if isinstance(seen, ConnectionRefusedError):
+            return "the connection was refused"
+        if isinstance(seen, TimeoutError | socket.timeout):
+            return "no answer in time"
+        nested = [a for a in getattr(seen, "args", ()) if isinstance(a, BaseException)]
+        seen = getattr(seen, "reason", None) or (nested[0] if nested else None) \
+            or seen.__cause__ or seen.__context__
+    text = str(exc).rsplit(": ", 1)[-1].rstrip(")")
+    return text[:200] or type(exc).__name__
+
+
+class Unreachable(CouldNotDecide):
+    """The API host cannot be resolved or connected: one line, no retry storm."""
+
+    def __init__(self, host: str, exc: BaseException) -> None:
+        super().__init__(f"cannot reach {host}: {_why_unreachable(exc)}")
 
 
 class CheckRunForbidden(CouldNotDecide):
@@ -76,6 +105,7 @@ def connect(api_url: str, token: str, retry: RetryPolicy) -> Github:
         per_page=PER_PAGE,
         retry=GithubRetry(
             total=retry.total,
+            connect=retry.connect,  # 5xx and rate limits keep their retries
             backoff_factor=retry.backoff_factor,
             status_forcelist=[403, 429, 500, 502, 503, 504],
             respect_retry_after_header=True,
@@ -170,6 +200,7 @@ class GitHubApi:
         self._requester = github.requester
         self.repository = repository
         self._download_timeout_s = download_timeout_s
+        self._host = urllib.parse.urlsplit(str(github.requester.base_url)).netloc or "GitHub"
 
     def _request(
         self, verb: str, path: str, params: Mapping[str, Any] | None = None,
@@ -187,6 +218,8 @@ class GitHubApi:
             if needed and "rate limit" not in text.lower():
                 text += f" (the token needs `{needed}` on {self.repository})"
             raise _ApiError(exc.status, text) from None
+        except RequestsConnectionError as exc:
+            raise Unreachable(self._host, exc) from None
         except RequestException as exc:
             raise CouldNotDecide(f"GitHub could not be reached for {verb} {path}: {exc}") from None
 

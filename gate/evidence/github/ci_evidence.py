@@ -178,6 +178,15 @@ def _absence(run: WorkflowRun) -> str | None:
     return None
 
 
+def _wanted_artifacts(api: GitHubApi, run: WorkflowRun, patterns: Sequence[str],
+                      notes: list[str]) -> list[Artifact]:
+    """The run's artifacts named like the patterns (a note says when there is none)."""
+    wanted = [a for a in api.artifacts(run.id) if any(fnmatchcase(a.name, p) for p in patterns)]
+    if not wanted:
+        notes.append(f"{run_label(run)} has no artifact named like {', '.join(patterns)}")
+    return wanted
+
+
 def collect_ci_evidence(
     api: GitHubApi,
     head_sha: str,
@@ -227,11 +236,8 @@ def collect_ci_evidence(
                 continue
             if not artifact_patterns:
                 continue  # the runs are listed for completeness; evidence is elsewhere
-            wanted = [a for a in api.artifacts(run.id)
-                      if any(fnmatchcase(a.name, p) for p in artifact_patterns)]
+            wanted = _wanted_artifacts(api, run, artifact_patterns, notes)
             if not wanted:
-                notes.append(f"{run_label(run)} has no artifact named like"
-                             f" {', '.join(artifact_patterns)}")
                 continue
             for artifact in wanted:
                 result = _artifact_evidence(

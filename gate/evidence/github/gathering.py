@@ -12,8 +12,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from fnmatch import fnmatchcase
 from pathlib import Path
 
+from gate.claim.change_facts import ChainFileChange
 from gate.claim.changed_paths import ChangedPaths
 from gate.claim.errors import CouldNotDecide
 from gate.claim.facts import Facts, Producer
@@ -33,6 +35,7 @@ from gate.claim.model import Claim
 from gate.claim.policy import Policy
 from gate.claim.subject import Binding, Subject
 from gate.claim.trust_policy import TrustPolicy
+from gate.evidence.chain_files import chain_file_change, is_structured, unread
 from gate.evidence.github.api import GitHubApi
 from gate.evidence.github.arrival import head_arrival
 from gate.evidence.github.baseline import (
@@ -45,6 +48,9 @@ from gate.evidence.github.ci_evidence import collect_ci_evidence
 from gate.evidence.github.deployments import deployment_evidence
 from gate.evidence.interface import Collected
 from gate.evidence.junit import read_run, required_tests, run_evidence
+
+#: Structured chain files read part by part per PR (two contents calls each).
+MAX_CHAIN_READS = 10
 
 
 @dataclass(frozen=True)
@@ -79,10 +85,37 @@ def pull_facts(
     """`changed`: the PR's files, read before the claim was looked for (`changed_paths`)."""
     # Complete means as many files as the PR's count (exactly 3,000 is complete).
     events = api.rebinding_events(pull.number)
-    return PullFacts(pull, PullChanges(frozenset(changed.paths), changed.complete),
+    chain = chain_files(api, pull, changed, trust)
+    return PullFacts(pull, PullChanges(frozenset(changed.paths), changed.complete, chain),
                      tuple(api.deployments(pull.head_sha)), trust,
                      tuple(ignored_speakers(api, pull.head_sha, check_name)), changed,
                      max((at for _, at in events), default=None))
+
+
+def chain_files(api: GitHubApi, pull: PullRequestRef, changed: ChangedPaths,
+                trust: TrustPolicy) -> tuple[ChainFileChange, ...]:
+    """The PR's modified structured chain files, read at the base branch and the head: the
+    parts that differ (`gate/evidence/chain_files.py`). The base branch's tip, not the merge
+    base: a part main changed since shows as changed too, which only keeps more on the chain.
+    Past `MAX_CHAIN_READS` files, and for any read that fails, the file is judged whole."""
+    wanted = [f.filename for f in changed.files if f.status == "modified"
+              and is_structured(f.filename)
+              and any(fnmatchcase(f.filename, g) for g in trust.chain)]
+    found: list[ChainFileChange] = []
+    # The diff is measured from the merge base: the chain file's "before" is read there too,
+    # by SHA, never from the base branch's tip (which moves, and is not what the diff shows).
+    before = changed.merge_base or pull.base_sha or pull.base_ref
+    for index, path in enumerate(wanted):
+        if index >= MAX_CHAIN_READS:
+            found.append(unread(path, f"the gate reads at most {MAX_CHAIN_READS} such files"))
+            continue
+        try:
+            base, head = api.file_at(path, before), api.file_at(path, pull.head_sha)
+        except CouldNotDecide as exc:
+            found.append(unread(path, f"it could not be read: {exc}"))
+            continue
+        found.append(chain_file_change(path, base, head))
+    return tuple(found)
 
 
 def changed_paths(api: GitHubApi, pull: PullRequestRef) -> ChangedPaths:

@@ -1,0 +1,53 @@
+"""What the pytest plugin records beside the tallies, kept out of the face: which selection
+options the session ran with, the run-over-the-base's-code property, and a record file written
+whole. The plugin (gate/faces/pytest_plugin.py) only wires these into pytest's hooks."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from gate.claim.fail_to_pass import BASE_CODE_PROPERTY
+from gate.evidence.base_code_tree import base_code_binding
+from gate.evidence.git_diff import GitDiffError, toplevel
+from gate.evidence.pytest_record import TreeState
+
+#: Options that run a subset of the suite, by their `config.option` names.
+SELECTION_OPTIONS = ("keyword", "markexpr", "deselect", "lf", "failedfirst", "stepwise")
+
+
+def selection(option: object) -> dict[str, object]:
+    """The selection options a session was given (`config.option`), as plain values."""
+    found: dict[str, object] = {}
+    for name in SELECTION_OPTIONS:
+        value = getattr(option, name, None)
+        if value:
+            found[name] = [str(v) for v in value] if isinstance(value, list) else value
+    return found
+
+
+def base_code_properties(rootpath: Path, tree: TreeState) -> tuple[tuple[str, str], ...]:
+    """After `claim-gate base-code`: whether the tree is exactly its plan on this head, as
+    the `claim-gate.base_code` property (none when there is no plan, or no git to ask)."""
+    if tree.commit is None or tree.source != "git":
+        return ()
+    try:
+        top = toplevel(rootpath)
+    except GitDiffError:
+        return ()
+    value = base_code_binding(top, tree.commit, tree.dirty_paths)
+    return () if value is None else ((BASE_CODE_PROPERTY, value),)
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """A reader never sees half a record: write beside the target, then rename over it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        Path(temporary).replace(path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
