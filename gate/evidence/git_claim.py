@@ -15,10 +15,11 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from gate.claim.diff_facts import ChangeStatus
 from gate.claim.errors import InvalidInput
 from gate.claim.jsondoc import read_capped
 from gate.claim.loader import LoadedClaim, parse_claim_bytes
-from gate.evidence.git_diff import GitDiffError, toplevel
+from gate.evidence.git_diff import GitDiffError, changed_in, resolve_range, toplevel
 from gate.evidence.git_probe import GitRunner, run_git
 
 #: git's mode for a regular file (executable or not) in a tree.
@@ -154,3 +155,16 @@ def load_claim_at(claim: Path, max_bytes: int, head_sha: str | None,
         return None
     # Named as the operator named it: the bytes are the commit's, and equal the file's.
     return parse_claim_bytes(committed.data, str(claim))
+
+
+def written_by_change(repo: Path, claim: Path, base: str, head: str,
+                      run: GitRunner = run_git) -> bool:
+    """Whether the change `BASE...HEAD` adds or modifies the claim file (a rename or copy's
+    new path counts; a deletion does not). A claim the change does not write is the base
+    branch's, inherited: it says nothing about this change (the Action's rule, too)."""
+    top, path = _in_repository(repo, claim, run)
+    try:
+        changes = changed_in(resolve_range(top, base, head, run), run)
+    except GitDiffError as exc:
+        raise InvalidInput(f"--diff-base {base}", None, str(exc)) from None
+    return any(c.path == path and c.status is not ChangeStatus.DELETED for c in changes)
