@@ -7,7 +7,7 @@ where loading the inputs, the engine and the chosen reporter meet.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from enum import IntEnum
 from pathlib import Path
@@ -18,6 +18,7 @@ from gate.claim.loader import DEFAULT_MAX_CLAIM_BYTES, LoadedClaim
 from gate.claim.model import VerdictState
 from gate.claim.policy import Policy, default_policy
 from gate.claim.policy_parse import load_policy
+from gate.claim.subject import Subject
 from gate.engine.decide import decide
 from gate.engine.results import Verdict
 from gate.evidence.branch_changes import BranchChanges, MadeByTheTestJob
@@ -154,11 +155,16 @@ def run(
     policy: Policy,
     collectors: Sequence[Collector],
     clock: Callable[[], datetime],
+    subject: Subject | None = None,
 ) -> Decision:
     """collect -> decide: the only place `decide` is called. The decision time is read after
-    the observations arrived, never before."""
+    the observations arrived, never before. `subject`: what the decision is about, as the
+    face knows it (the command line: the head the operator named)."""
     observed = gather(collectors, loaded, policy)
-    verdict = decide(loaded.claim, observed.facts(), policy, clock())
+    facts = observed.facts()
+    if subject is not None and facts.subject is None:
+        facts = replace(facts, subject=subject)
+    verdict = decide(loaded.claim, facts, policy, clock())
     return Decision(loaded, verdict, observed)
 
 
@@ -228,7 +234,8 @@ def verify_loaded(
     collectors, io = verify_collectors(options, probe_io)
     fixed = options.now or now
     clock = (lambda: fixed) if options.now or io is None else io.clock
-    decision = run(loaded, policy, collectors, clock)
+    subject = Subject(head_sha=options.head_sha) if options.head_sha else None
+    decision = run(loaded, policy, collectors, clock, subject)
     given = RenderInput(loaded, decision.verdict, junit=decision.observed.junit)
     output = render(options.format, given)
     return VerifyResult(loaded, decision.verdict, output, decision.observed.inputs,

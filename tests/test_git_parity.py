@@ -14,6 +14,8 @@ import pytest
 from gate.claim.errors import InvalidInput
 from gate.claim.loader import parse_claim_bytes
 from gate.claim.policy import default_policy
+from gate.claim.subject import Binding as FactBinding
+from gate.claim.subject import Subject
 from gate.evidence.branch_changes import BranchChanges
 from tests.gitrepo import commit_all, git, init_repo
 from tests.other_ci_support import (
@@ -218,3 +220,72 @@ def test_every_git_the_gate_runs_ignores_replace_objects() -> None:
     from gate.evidence.git_probe import git_environment
 
     assert git_environment(os.environ)["GIT_NO_REPLACE_OBJECTS"] == "1"
+
+
+# Item 5: an agent whose clock runs fast, with a run bound to the exact head on a clean tree.
+
+def _fast_clock_claim(minutes: int = 2) -> str:
+    from datetime import UTC, datetime, timedelta
+
+    ahead = (datetime.now(UTC) + timedelta(minutes=minutes)).isoformat().replace("+00:00", "Z")
+    return claim_text([{"id": "m1", "kind": "file_edit", "target": "calc.py", "at": ahead}])
+
+
+def _later(minutes: int) -> str:
+    from datetime import UTC, datetime, timedelta
+
+    return (datetime.now(UTC) + timedelta(minutes=minutes)).isoformat().replace("+00:00", "Z")
+
+
+def test_a_fast_agent_clock_is_ordered_by_the_head_binding_and_reported(tmp_path: Path) -> None:
+    pipeline = new_pipeline(tmp_path)
+    pipeline.branch(HONEST, _fast_clock_claim())
+    pipeline.test_job()
+    result = pipeline.gate_job("--now", _later(5))
+    assert outcome(result) == (0, set()), result.stdout + result.stderr
+    notes = json.loads(result.stdout)["verdict"]["x-notes"]
+    assert any(n.startswith("clock skew: m1 is dated") and "ordered by that binding" in n
+               for n in notes), notes
+
+
+HEAD = "a" * 40
+AT_HEAD = Subject(head_sha=HEAD)
+
+
+def _skewed(binding: FactBinding | None, kind: str = "file_edit",
+            subject: Subject | None = AT_HEAD) -> tuple[str, tuple[str, ...]]:
+    """decide() on a code change dated 120 s after the test run that covers it."""
+    from dataclasses import replace
+
+    from gate.claim.facts import Facts
+    from gate.claim.model import CheckType
+    from gate.engine.decide import decide
+    from tests.builders import at, claim, evidence, item, mutation
+
+    run = replace(item(evidence(when=10, check_type=CheckType.TEST_RUN)), binding=binding)
+    changed = claim([mutation("m1", kind, when=130, target="calc.py")])
+    verdict = decide(changed, Facts(items=(run,), subject=subject), default_policy(), at(600))
+    return str(verdict.state), tuple(u.code for u in verdict.unmet)
+
+
+def test_engine_a_head_bound_clean_run_orders_a_code_change_dated_after_it() -> None:
+    assert _skewed(FactBinding(commit=HEAD, tree_clean=True)) == ("verified", ())
+
+
+@pytest.mark.parametrize(("binding", "subject"), [
+    (FactBinding(commit=HEAD, tree_clean=None), Subject(head_sha=HEAD)),  # cleanliness unsaid
+    (FactBinding(commit=HEAD, tree_clean=False), Subject(head_sha=HEAD)),
+    (FactBinding(commit="b" * 40, tree_clean=True), Subject(head_sha=HEAD)),  # another commit
+    (FactBinding(commit=HEAD, tree_clean=True), None),  # no subject to bind to
+    (None, Subject(head_sha=HEAD)),
+])
+def test_engine_without_that_binding_time_orders_it(
+    binding: FactBinding | None, subject: Subject | None
+) -> None:
+    assert _skewed(binding, subject=subject) == ("unverified", ("before_mutation",))
+
+
+def test_engine_a_binding_orders_only_code_changes() -> None:
+    """A deploy dated after the run is not in the commit the run tested."""
+    state, _ = _skewed(FactBinding(commit=HEAD, tree_clean=True), kind="deploy")
+    assert state == "unverified"

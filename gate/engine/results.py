@@ -87,3 +87,5 @@ class Verdict:
     items: tuple[EvidenceItem, ...]
     assessments: tuple[Assessment, ...]
     judgements: tuple[Judgement, ...] = ()
+    #: What a person should know that changes no state (a clock skew a binding ordered past).
+    notes: tuple[str, ...] = ()

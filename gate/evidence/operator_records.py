@@ -22,9 +22,10 @@ from gate.claim.facts import (
     Origin,
 )
 from gate.claim.loader import LoadedClaim, load_evidence_records
-from gate.claim.model import Evidence
+from gate.claim.model import CheckType, Evidence
 from gate.claim.policy import Policy
-from gate.evidence.commit_binding import check_record
+from gate.claim.subject import Binding as FactBinding
+from gate.evidence.commit_binding import binding_of_record, check_record
 from gate.evidence.interface import Collected
 from gate.evidence.probe.records import recorded_disqualification
 from gate.evidence.producer_inventory import INVENTORY_FIELD, PRODUCER_MODIFIED, judge
@@ -82,6 +83,14 @@ def qualify(evidence: Evidence, head_sha: str | None) -> Disqualification | None
     )
 
 
+def _binding(record: Evidence) -> FactBinding | None:
+    """A test run's commit and tree as its record states them (`x-commit`, `x-tree-clean`)."""
+    if record.check_type is not CheckType.TEST_RUN:
+        return None
+    stated = binding_of_record(record)
+    return FactBinding(commit=stated.commit, tree_clean=stated.tree_clean)
+
+
 @dataclass(frozen=True)
 class OperatorRecords:
     """Evidence records the operator named (`--evidence`): they keep their own `kind`, but a
@@ -103,6 +112,7 @@ class OperatorRecords:
                     record, Origin.OPERATOR, document.source,
                     recorded_disqualification(record, claim_sha256)
                     or qualify(record, self.head_sha),
+                    binding=_binding(record),
                 )
                 for record in records
             )

@@ -56,6 +56,7 @@ def verdict_json(verdict: Verdict) -> dict[str, JSON]:
         "decided_at": format_rfc3339(verdict.decided_at),
         "x-decided-by": verdict.decided_by,
         "x-policy": {"id": verdict.policy.id, "sha256": verdict.policy.digest},
+        **({"x-notes": list(verdict.notes)} if verdict.notes else {}),
     }
 
 

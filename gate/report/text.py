@@ -43,4 +43,5 @@ def render_text(claim: Claim, verdict: Verdict, source: str) -> str:
         lines.extend(f"  - [{entry.code}] {entry.message}" for entry in ordered)
     else:
         lines.append(f"  reason: {verdict.reason}")
+    lines.extend(f"  note: {note}" for note in verdict.notes)
     return "\n".join(_one_line(line) for line in lines) + "\n"
