@@ -24,7 +24,7 @@ from gate.engine.decide import decide
 from gate.engine.override import NO_OVERRIDE, OverrideDecision, judge_override
 from gate.engine.results import Verdict
 from gate.evidence.branch_changes import BranchChanges, MadeByTheTestJob
-from gate.evidence.git_claim import load_claim_at
+from gate.evidence.git_claim import load_claim_at, written_by_change
 from gate.evidence.git_diff import GitDiffError, resolve_range
 from gate.evidence.interface import Collected, Collector
 from gate.evidence.junit import DEFAULT_MAX_JUNIT_BYTES, JUnitFiles
@@ -97,19 +97,30 @@ def _where(options: VerifyOptions) -> str:
     return f" at {options.head_sha[:12]}" if options.head_sha else ""
 
 
-def _no_claim_file(options: VerifyOptions) -> NoReturn:
-    raise InvalidInput(str(options.claim), None, f"no such claim file{_where(options)}",
-                       "check the path, or pass --require-claim to make a missing claim"
-                       " unverified (exit 1)")
+def _no_claim_file(options: VerifyOptions, inherited: bool = False) -> NoReturn:
+    what = (f"the change {options.diff_base}...{(options.head_sha or 'HEAD')[:12]} does not add"
+            " or modify the claim file: it is the base branch's, not this change's"
+            if inherited else f"no such claim file{_where(options)}")
+    raise InvalidInput(str(options.claim), None, what,
+                       "commit this change's own claim, or pass --require-claim to make a"
+                       " missing claim unverified (exit 1)")
 
 
-def missing_claim(options: VerifyOptions) -> NoClaimResult:
+def missing_claim(options: VerifyOptions, inherited: bool = False) -> NoClaimResult:
     if not options.require_claim:
-        _no_claim_file(options)
+        _no_claim_file(options, inherited)
     where = _where(options)
-    message = (f"no completion claim: {options.claim} does not exist{where}, and"
+    state = ("was not added or modified by this change (it is inherited from"
+             f" {options.diff_base})" if inherited else f"does not exist{where}")
+    message = (f"no completion claim: {options.claim} {state}, and"
                " --require-claim says this change needs one")
     return NoClaimResult(render_no_claim(options.format, message))
+
+
+def _inherited(options: VerifyOptions) -> bool:
+    """Under `--diff-base`, a claim file the change does not write is no claim."""
+    return options.diff_base is not None and not written_by_change(
+        options.repo or Path(), options.claim, options.diff_base, options.head_sha or "HEAD")
 
 
 @dataclass(frozen=True)
@@ -118,6 +129,7 @@ class VerifyResult:
     verdict: Verdict
     output: str
     inputs: tuple[tuple[str, str], ...] = ()  # (what, sha256) of each evidence file read
+    notes: tuple[str, ...] = ()  # what the collectors said of their reading (for a person)
 
     @property
     def exit_code(self) -> ExitCode:
@@ -223,6 +235,8 @@ def run_verify_command(
                            options.repo)
     if loaded is None:
         return missing_claim(options)
+    if _inherited(options):
+        return missing_claim(options, inherited=True)
     return verify_loaded(loaded, options, now, probe_io)
 
 
@@ -235,6 +249,8 @@ def run_verify(
                            options.repo)
     if loaded is None:
         _no_claim_file(options)
+    if _inherited(options):
+        _no_claim_file(options, inherited=True)
     return verify_loaded(loaded, options, now, probe_io)
 
 
@@ -263,4 +279,5 @@ def verify_loaded(
     decision = run(loaded, policy, collectors, clock, command_line_subject(options, loaded))
     given = RenderInput(loaded, decision.verdict, junit=decision.observed.junit)
     output = render(options.format, given)
-    return VerifyResult(loaded, decision.verdict, output, decision.observed.inputs)
+    return VerifyResult(loaded, decision.verdict, output, decision.observed.inputs,
+                        decision.observed.notes)

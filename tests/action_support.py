@@ -80,8 +80,13 @@ def runner_files(tmp_path: Path, payload: Any) -> RunnerFiles:
 
 
 def runner_env(hub: Hub, files: RunnerFiles, event_name: str, repository: str,
-               **inputs: str) -> dict[str, str]:
+               workflow_ref: str | None = None, **inputs: str) -> dict[str, str]:
+    """The runner's variables; a gate holding the App key runs (as the docs say) from a
+    workflow file on the default branch unless `workflow_ref` names another."""
+    if workflow_ref is None and inputs.get("app_id"):
+        workflow_ref = f"{repository}/.github/workflows/claim.yml@refs/heads/main"
     return {
+        **({"GITHUB_WORKFLOW_REF": workflow_ref} if workflow_ref else {}),
         **action_inputs(**inputs),
         "GITHUB_EVENT_NAME": event_name,
         "GITHUB_EVENT_PATH": str(files.event),

@@ -116,3 +116,54 @@ def test_git_failing_is_never_read_as_no_repository(tmp_path: Path) -> None:
 
     with pytest.raises(InvalidInput, match="git is not installed"):
         load_claim_at(claim, 1 << 20, head, run=missing)
+
+
+#: A claim on several lines (json.dumps with an indent), so it has line endings to convert.
+MULTILINE = json.dumps(json.loads(claim_text()), indent=2) + "\n"
+
+
+def _crlf_checkout(root: Path) -> tuple[Path, str]:
+    """A repository whose .gitattributes checks JSON out with CRLF (LF in the blob), cloned
+    fresh as a gate job would: the workspace file is CRLF, the committed blob LF."""
+    work = root / "work"
+    work.mkdir()
+    init_repo(work)
+    (work / ".gitattributes").write_text("*.json text eol=crlf\n")
+    (work / ".claim.json").write_text(MULTILINE, newline="\n")
+    head = commit_all(work, "claim")
+    clone = root / "clone"
+    git(root, "clone", "-q", str(work), str(clone))
+    claim = clone / ".claim.json"
+    assert b"\r\n" in claim.read_bytes()  # git converted it on checkout
+    assert "\r" not in git(clone, "cat-file", "blob", f"{head}:.claim.json")
+    return claim, head
+
+
+def test_a_claim_checked_out_with_crlf_is_the_committed_claim(tmp_path: Path) -> None:
+    claim, head = _crlf_checkout(tmp_path)
+    loaded = load_claim_at(claim, 1 << 20, head)
+    assert loaded is not None
+    assert loaded.claim.task.id == "calc-2"
+
+
+def test_control_a_crlf_checkout_rewritten_after_the_commit_is_refused(tmp_path: Path) -> None:
+    claim, head = _crlf_checkout(tmp_path)
+    claim.write_bytes(claim.read_bytes().replace(b"calc-2", b"calc-9"))
+    with pytest.raises(InvalidInput, match="something changed this file after the commit"):
+        load_claim_at(claim, 1 << 20, head)
+
+
+def test_line_endings_git_would_not_give_are_named_as_a_conversion(tmp_path: Path) -> None:
+    """A CRLF copy where this clone converts nothing (a Windows core.autocrlf checkout copied
+    over): refused, naming the conversion, not blaming the tests."""
+    init_repo(tmp_path)
+    claim = tmp_path / ".claim.json"
+    claim.write_text(MULTILINE, newline="\n")
+    head = commit_all(tmp_path, "claim")
+    claim.write_bytes(claim.read_bytes().replace(b"\n", b"\r\n"))
+    with pytest.raises(InvalidInput) as raised:
+        load_claim_at(claim, 1 << 20, head)
+    message = str(raised.value)
+    assert "only in its line endings" in message
+    assert "core.autocrlf" in message
+    assert "tests run the change's own code" not in message

@@ -15,6 +15,16 @@ from gate.claim.github_facts import ChangedFile
 
 
 @dataclass(frozen=True)
+class BaseTip:
+    """The base ref's commit as the clone had it, and how the head relates to it."""
+
+    ref: str  # as the operator named it: origin/main
+    sha: str
+    contained: bool  # the head has it among its ancestors (or is it)
+    merged_result: bool = False  # the head is a merge whose parents include it (a merged result)
+
+
+@dataclass(frozen=True)
 class ChangedPaths:
     """The changed files as listed, how many the source says there are, and where from.
 
@@ -29,6 +39,10 @@ class ChangedPaths:
     claim_files: tuple[str, ...] = ()
     #: The commit the listing is measured from (GitHub's comparison names its merge base).
     merge_base: str | None = None
+    #: The base branch's tip the change is measured against, and whether the head under review
+    #: contains it (git's `merge-base --is-ancestor`; None: this source did not ask). A head
+    #: without it was tested without the base's latest commits: not what merging produces.
+    base_tip: BaseTip | None = None
 
     @classmethod
     def of(cls, files: Sequence[ChangedFile], expected: int | None, source: str,

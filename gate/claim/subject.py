@@ -46,3 +46,5 @@ class Binding:
     #: When the gate's source recorded it (server time, never a clock the agent controls).
     observed_at: datetime | None = None
     claim_sha256: str | None = None
+    #: The run's working tree was clean at `commit` (True only when its source says so).
+    tree_clean: bool | None = None

@@ -26,6 +26,7 @@ from gate.claim.wording import duration
 from gate.engine.agent_time import future_mutations, invalid_time_problem
 from gate.engine.binding import bind_to_subject, superseded
 from gate.engine.chain_parts import way_out
+from gate.engine.commit_order import ordered_after, skew_notes
 from gate.engine.completeness import item_problem
 from gate.engine.fail_to_pass import counted_fail_to_pass, fail_to_pass_judgements
 from gate.engine.provenance import judge_provenance
@@ -159,11 +160,15 @@ def decide(claim: Claim, facts: Facts, policy: Policy, now: datetime) -> Verdict
         for mutation_id in reading.covers:
             by_mutation[mutation_id].append(index)
         by_check[item.evidence.check_type].append(index)
+    def after(i: int, mutation: Mutation) -> bool:  # by time, or by the run's commit
+        return ordered_after(items[i], mutation, code_change, facts.subject)
+
     judgements = [
         *(_judge_mutation(mutation, by_mutation.get(mutation.id, []), items, readings,
-                          future.get(mutation.id))
+                          future.get(mutation.id), after)
           for mutation in claim.mutations),
-        *(_judge_requirement(check, by_check.get(check, []), items, readings, known, future)
+        *(_judge_requirement(check, by_check.get(check, []), items, readings, known, future,
+                             after)
           for check in policy.requires),
         *rule_judgements(facts, policy),
         *claim_judgements(claim, facts, policy),
@@ -172,8 +177,10 @@ def decide(claim: Claim, facts: Facts, policy: Policy, now: datetime) -> Verdict
     ]
     if not any(j.supporting for j in judgements) and all(j.unmet is None for j in judgements):
         judgements.append(_NOTHING_OBSERVED)
+    skew = skew_notes(items, [r.covers for r in readings], known, code_change, facts.subject)
     verdict = _verdict(claim, policy, now, items, readings, tuple(judgements))
-    return replace(verdict, fail_to_pass=counted_fail_to_pass(facts, policy))
+    return replace(verdict, fail_to_pass=counted_fail_to_pass(facts, policy),
+                   notes=(*skew, *(j.note for j in judgements if j.note)))
 
 
 def _items(claim: Claim, facts: Facts, policy: Policy) -> tuple[EvidenceItem, ...]:
@@ -222,12 +229,14 @@ def _read(
 def _judge_mutation(
     mutation: Mutation, candidates: Sequence[int], items: Sequence[EvidenceItem],
     readings: Sequence[_Reading], invalid_time: Problem | None,
+    after: Callable[[int, Mutation], bool],
 ) -> Judgement:
     """`candidates`: the items that cover this mutation, in the order they arrived;
-    `invalid_time`: the mutation is dated after the decision time (gate/engine/agent_time)."""
+    `invalid_time`: the mutation is dated after the decision time (gate/engine/agent_time);
+    `after`: whether an item counts as observed after a mutation (gate/engine/commit_order)."""
     found = _weigh(
         candidates, readings,
-        lambda i: items[i].evidence.at > mutation.at,
+        lambda i: after(i, mutation),
         lambda i: _before_message(i, items[i].evidence, mutation),
         lambda i: invalid_time,
     )
@@ -245,11 +254,12 @@ def _judge_mutation(
 def _judge_requirement(
     check: CheckType, candidates: Sequence[int], items: Sequence[EvidenceItem],
     readings: Sequence[_Reading], known: Mapping[str, Mutation], future: Mapping[str, Problem],
+    after: Callable[[int, Mutation], bool],
 ) -> Judgement:
     """`candidates`: the items of this check type, in the order they arrived."""
     found = _weigh(
         candidates, readings,
-        lambda i: all(items[i].evidence.at > known[c].at for c in readings[i].covers),
+        lambda i: all(after(i, known[c]) for c in readings[i].covers),
         lambda i: _before_all_message(i, items[i].evidence, readings[i].covers, known),
         lambda i: next((future[c] for c in readings[i].covers if c in future), None),
     )

@@ -25,6 +25,7 @@ from fnmatch import fnmatchcase
 from gate.claim.changed_paths import ChangedPaths
 from gate.claim.model import Claim, Mutation, VerdictState
 from gate.claim.policy import Policy
+from gate.engine.base_tip import judge_base_tip
 from gate.engine.results import Judgement, Unmet
 
 MAX_NAMED = 20
@@ -46,7 +47,7 @@ def judge_diff(claim: Claim, changed: ChangedPaths, policy: Policy) -> list[Judg
         judgements.append(_incomplete(changed))
     else:  # with files missing from the list, a target may be among them
         judgements += [_judge_target(m, paths, changed.source) for m in code_changes]
-    return judgements
+    return judgements + judge_base_tip(changed)
 
 
 def _judge_path(path: str, targets: Sequence[str], exempt: Sequence[str], source: str

@@ -93,8 +93,6 @@ class Verdict:
     #: Tests that failed over the base's code and passed on the head, from a run bound to
     #: this head (empty when none was given, counted or bound).
     fail_to_pass: tuple[str, ...] = ()
-
-    @property
-    def notes(self) -> tuple[str, ...]:
-        """What the rules had to say beside the unmet items (e.g. the fail-to-pass tests)."""
-        return tuple(j.note for j in self.judgements if j.note)
+    #: What a person should know that changes no state: a clock skew a binding ordered past,
+    #: what a rule had to say beside the unmet items (the fail-to-pass tests it found).
+    notes: tuple[str, ...] = ()

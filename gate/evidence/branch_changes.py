@@ -18,7 +18,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 
 from gate.claim.change_facts import ChainFileChange
-from gate.claim.changed_paths import ChangedPaths
+from gate.claim.changed_paths import BaseTip, ChangedPaths
 from gate.claim.diff_facts import ChangedPath, ChangeStatus
 from gate.claim.errors import InvalidInput
 from gate.claim.facts import EvidenceItem, Producer
@@ -29,8 +29,15 @@ from gate.claim.policy import Policy
 from gate.claim.wording import plural
 from gate.evidence.chain_files import chain_file_change, is_structured, unread
 from gate.evidence.git_claim import path_in_repository
-from gate.evidence.git_diff import DiffRange, GitDiffError, changed_in, resolve_range
+from gate.evidence.git_diff import (
+    DiffRange,
+    GitDiffError,
+    changed_in,
+    contains_base,
+    resolve_range,
+)
 from gate.evidence.git_probe import GitRunner, run_git
+from gate.evidence.git_submodules import inside, submodule_bumps
 from gate.evidence.interface import Collected, Collector
 
 
@@ -49,9 +56,13 @@ class BranchChanges:
         try:
             resolved = resolve_range(self.repo, self.base, self.head)
             changes = changed_in(resolved)
+            contained, merged = contains_base(resolved)
+            bumped = [p for b in submodule_bumps(resolved) for p in inside(b, resolved.toplevel)]
         except GitDiffError as exc:
             raise InvalidInput(f"--diff-base {self.base}", None, str(exc)) from None
-        paths = frozenset(p for change in changes for p in change.paths)
+        # A submodule bump is its gitlink (a changed file the claim names) and, for the
+        # producer rule, every path it changes inside the submodule.
+        paths = frozenset(p for change in changes for p in change.paths) | frozenset(bumped)
         chain = tuple(_chain_file(resolved, c.path) for c in changes
                       if c.status is ChangeStatus.MODIFIED and is_structured(c.path)
                       and any(fnmatchcase(c.path, g) for g in policy.trust.chain))
@@ -60,10 +71,22 @@ class BranchChanges:
         source = f"git diff {self.base}...{self.head[:12]}"
         claim_file = None if self.claim is None else path_in_repository(
             self.claim, self.repo, resolved.toplevel)
-        changed = ChangedPaths.of([_as_file(c) for c in changes], None, source,
-                                  () if claim_file is None else (claim_file,))
-        note = f"{source}: {plural(len(paths), 'path')} changed"
-        return Collected(pull=observed, notes=(note,), changed=changed)
+        tip = BaseTip(self.base, resolved.base, contained, merged)
+        changed = replace(ChangedPaths.of([_as_file(c) for c in changes], None, source,
+                                          () if claim_file is None else (claim_file,)),
+                          base_tip=tip)
+        notes = (f"{source}: {plural(len(paths), 'path')} changed", _tip_note(tip))
+        return Collected(pull=observed, notes=notes, changed=changed)
+
+
+def _tip_note(tip: BaseTip) -> str:
+    """Which of the two the gate decided on, said in the record."""
+    where = f"{tip.ref}'s tip {tip.sha[:12]}"
+    if not tip.contained:
+        return f"the head does not contain {where}: not what merging produces"
+    if tip.merged_result:
+        return f"the head is a merge of the change into {where}: decided on the merged result"
+    return f"the head contains {where}: the branch is up to date with its base"
 
 
 def _chain_file(resolved: DiffRange, path: str,

@@ -83,10 +83,13 @@ def check_record(evidence: Evidence, head_sha: str | None) -> Disqualification |
 
 
 def record_fact_binding(evidence: Evidence) -> FactBinding | None:
-    """A test-run record's commit in the shape every fact shares (gate/claim/subject.py), so
-    the engine's subject rule reads the command line's bindings as it reads GitHub's. It is
-    what the record's producer wrote; `check_record` has already judged it against the head."""
+    """A test-run record's commit and tree in the shape every fact shares
+    (gate/claim/subject.py), so the engine's subject rule reads the command line's bindings as
+    it reads GitHub's. It is what the record's producer wrote; `check_record` has already
+    judged it against the head."""
     if evidence.check_type is not CheckType.TEST_RUN:
         return None
-    commit = binding_of_record(evidence).commit
-    return FactBinding(commit=commit) if commit is not None else None
+    stated = binding_of_record(evidence)
+    if stated.commit is None:
+        return None
+    return FactBinding(commit=stated.commit, tree_clean=stated.tree_clean)

@@ -14,11 +14,13 @@ import os
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NoReturn
 
+from gate.claim.diff_facts import ChangeStatus
 from gate.claim.errors import InvalidInput
 from gate.claim.jsondoc import read_capped
 from gate.claim.loader import LoadedClaim, parse_claim_bytes
-from gate.evidence.git_diff import GitDiffError, toplevel
+from gate.evidence.git_diff import GitDiffError, changed_in, resolve_range, toplevel
 from gate.evidence.git_probe import GitRunner, run_git
 
 #: git's mode for a regular file (executable or not) in a tree.
@@ -93,6 +95,48 @@ def read_committed_claim(repo: Path, claim: Path, commit: str,
     return CommittedClaim(path, commit, data)
 
 
+def _as_checked_out(workspace: bytes, committed: CommittedClaim, repo: Path,
+                    run: GitRunner) -> bool:
+    """Whether the workspace file is the committed blob, or the blob as git checks it out here
+    (`git cat-file --filters`: `.gitattributes` eol and filters, `core.autocrlf`). An honest
+    Windows checkout of a CRLF repository is the same claim."""
+    if committed.data is None:
+        return False
+    if workspace == committed.data:
+        return True
+    try:
+        top = toplevel(repo, run)
+        converted = run(["cat-file", "--filters", f"{committed.commit}:{committed.path}"], top)
+    except (GitDiffError, OSError, subprocess.SubprocessError):
+        return False  # the refusal below says what differs
+    return workspace == converted
+
+
+def _refuse_workspace(claim: Path, workspace: bytes, committed: CommittedClaim) -> NoReturn:
+    if committed.data is None:
+        why = f"is not in {committed.label}: the gate reads the claim as committed"
+    elif _line_endings(workspace) == _line_endings(committed.data):
+        raise InvalidInput(
+            str(claim), None,
+            f"the claim in the workspace differs from the one committed in {committed.label}"
+            " only in its line endings, and not as this clone's git converts it on checkout:"
+            " a conversion (core.autocrlf, .gitattributes eol), not a change after the commit",
+            "run the gate in a checkout with the repository's own line-ending settings, or"
+            " commit the claim with the line endings the checkout gives it",
+        )
+    else:
+        why = (f"differs from the one committed in {committed.label}: the gate reads the"
+               " claim as committed, and something changed this file after the commit (the"
+               " tests run the change's own code)")
+    raise InvalidInput(str(claim), None, f"the claim in the workspace {why}",
+                       "run the gate from a fresh checkout of the head commit, with only the"
+                       " test job's artifacts")
+
+
+def _line_endings(data: bytes) -> bytes:
+    return data.replace(b"\r\n", b"\n")
+
+
 def _workspace_bytes(claim: Path, max_bytes: int) -> bytes | None:
     if not claim.exists() and not claim.is_symlink():
         return None
@@ -140,17 +184,22 @@ def load_claim_at(claim: Path, max_bytes: int, head_sha: str | None,
         raise InvalidInput(committed.label, None,
                            f"the claim is over the {max_bytes}-byte limit",
                            "shrink it, or raise the limit on purpose")
-    if workspace is not None and workspace != committed.data:
-        state = "is not in" if committed.data is None else "differs from the one committed in"
-        raise InvalidInput(
-            str(claim), None,
-            f"the claim in the workspace {state} {committed.label}: the gate reads the"
-            " claim as committed, and something changed this file after the commit (the"
-            " tests run the change's own code)",
-            "run the gate from a fresh checkout of the head commit, with only the test"
-            " job's artifacts",
-        )
+    if workspace is not None and not _as_checked_out(workspace, committed, repo, run):
+        _refuse_workspace(claim, workspace, committed)
     if committed.data is None:
         return None
     # Named as the operator named it: the bytes are the commit's, and equal the file's.
     return parse_claim_bytes(committed.data, str(claim))
+
+
+def written_by_change(repo: Path, claim: Path, base: str, head: str,
+                      run: GitRunner = run_git) -> bool:
+    """Whether the change `BASE...HEAD` adds or modifies the claim file (a rename or copy's
+    new path counts; a deletion does not). A claim the change does not write is the base
+    branch's, inherited: it says nothing about this change (the Action's rule, too)."""
+    top, path = _in_repository(repo, claim, run)
+    try:
+        changes = changed_in(resolve_range(top, base, head, run), run)
+    except GitDiffError as exc:
+        raise InvalidInput(f"--diff-base {base}", None, str(exc)) from None
+    return any(c.path == path and c.status is not ChangeStatus.DELETED for c in changes)

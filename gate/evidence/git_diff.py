@@ -41,6 +41,10 @@ class GitUnavailable(GitDiffError):  # noqa: N818
     """git is missing, failed, or the directory is not inside a repository."""
 
 
+class RewrittenHistory(GitDiffError):  # noqa: N818
+    """The clone rewrites its history locally (grafts): parents are not the commits' own."""
+
+
 def _why(exc: Exception) -> str:
     if isinstance(exc, FileNotFoundError):
         return "git is not installed"
@@ -90,6 +94,18 @@ def _refuse_shallow(run: GitRunner, top: Path) -> None:
         )
 
 
+def _refuse_grafts(run: GitRunner, top: Path) -> None:
+    """A grafts file gives commits other parents than they have: the merge base, and with
+    it the list of changed files, would be whatever the file says."""
+    grafts = Path(_decode(_git(run, ["rev-parse", "--git-path", "info/grafts"], top)).strip())
+    if (top / grafts).exists():
+        raise RewrittenHistory(
+            f"{top} has a grafts file ({grafts}), which rewrites which commits are whose"
+            " parents, so the merge base and the changed files would be its say; delete it"
+            " or run the gate in a fresh clone"
+        )
+
+
 @dataclass(frozen=True)
 class DiffRange:
     """The resolved range: the merge base of BASE and HEAD, and HEAD, as commit ids."""
@@ -97,6 +113,7 @@ class DiffRange:
     toplevel: Path
     merge_base: str
     head: str
+    base: str = ""  # BASE itself, resolved to its commit (its tip when BASE is a branch)
 
 
 def resolve_range(repo: Path, base: str, head: str = "HEAD",
@@ -104,6 +121,7 @@ def resolve_range(repo: Path, base: str, head: str = "HEAD",
     """What `BASE...HEAD` means here, or a typed error saying why it means nothing."""
     top = toplevel(repo, run)
     _refuse_shallow(run, top)
+    _refuse_grafts(run, top)
     base_sha = _commit(run, top, base, "base")
     head_sha = _commit(run, top, head, "head")
     try:
@@ -115,14 +133,34 @@ def resolve_range(repo: Path, base: str, head: str = "HEAD",
         ) from None
     except (OSError, subprocess.SubprocessError) as exc:
         raise GitUnavailable(f"git merge-base failed in {top}: {_why(exc)}") from None
-    return DiffRange(top, merge_base, head_sha)
+    return DiffRange(top, merge_base, head_sha, base_sha)
+
+
+def contains_base(resolved: DiffRange, run: GitRunner = run_git) -> tuple[bool, bool]:
+    """Whether HEAD has BASE's commit among its ancestors (`merge-base --is-ancestor`), and
+    whether HEAD is a merge with BASE's commit as a parent (a merged-result pipeline's commit,
+    or GitHub's `refs/pull/N/merge`)."""
+    try:
+        run(["merge-base", "--is-ancestor", resolved.base, resolved.head], resolved.toplevel)
+    except subprocess.CalledProcessError as exc:
+        if exc.returncode != 1:
+            raise GitUnavailable(
+                f"git merge-base --is-ancestor failed in {resolved.toplevel}: {_why(exc)}"
+            ) from None
+        return False, False
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise GitUnavailable(f"git merge-base failed in {resolved.toplevel}: {_why(exc)}") from None
+    parents = _decode(_git(run, ["rev-list", "--parents", "-n", "1", resolved.head],
+                           resolved.toplevel)).split()[1:]
+    return True, len(parents) > 1 and resolved.base in parents
 
 
 def _diff_args(merge_base: str, head: str) -> list[str]:
     # Options that make the output independent of the user's config: no relative paths,
     # no external diff, renames found by content, NUL-terminated names.
+    # Submodules whatever `.gitmodules` or the config says (`ignore = all` would hide a bump).
     return ["diff", "--name-status", "-z", "-M", "--no-relative", "--no-ext-diff",
-            "--no-color", merge_base, head, "--"]
+            "--no-color", "--ignore-submodules=none", merge_base, head, "--"]
 
 
 def _decode(raw: bytes) -> str:

@@ -23,12 +23,20 @@ GitRunner = Callable[[Sequence[str], Path], bytes]
 """Runs `git ARGS` in a directory and returns stdout; raises OSError or CalledProcessError."""
 
 
+def git_environment(environ: Mapping[str, str]) -> dict[str, str]:
+    """The environment every `git` the gate runs gets (the one place it is made).
+
+    No optional locks: `git status` must not take index.lock from under a concurrent git. No
+    replace objects: a clone that fetched `refs/replace/*` (the agent can push them) would
+    otherwise read a look-alike commit, tree or blob in place of the one named. Grafts are
+    refused where history is read (`git_diff.resolve_range`)."""
+    return {**environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C", "GIT_NO_REPLACE_OBJECTS": "1"}
+
+
 def run_git(args: Sequence[str], directory: Path) -> bytes:
-    # No optional locks: `git status` must not take index.lock from under a concurrent git.
-    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"}
     completed = subprocess.run(
-        ["git", *args], cwd=directory, env=env, capture_output=True, check=True,
-        timeout=GIT_TIMEOUT_S,
+        ["git", *args], cwd=directory, env=git_environment(os.environ), capture_output=True,
+        check=True, timeout=GIT_TIMEOUT_S,
     )
     return completed.stdout
 

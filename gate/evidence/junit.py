@@ -51,6 +51,7 @@ from gate.claim.loader import LoadedClaim
 from gate.claim.model import JSON, CheckType, Claim, Evidence, Verifier, VerifierKind
 from gate.claim.policy import Policy
 from gate.claim.policy_parse import test_names
+from gate.claim.subject import Binding
 from gate.claim.timefmt import format_rfc3339
 from gate.claim.wording import plural
 from gate.evidence.base_code_run import compare_base_code
@@ -288,10 +289,20 @@ def run_evidence(
             }
         },
     )
-    return EvidenceItem(
-        evidence, Origin.GATE, shown,
-        _disqualification(run, head_sha, also_bound, require_binding),
-    )
+    disqualified = _disqualification(run, head_sha, also_bound, require_binding)
+    return EvidenceItem(evidence, Origin.GATE, shown, disqualified,
+                        binding=_head_binding(run, head_sha, require_binding, disqualified))
+
+
+def _head_binding(run: JUnitRun, head_sha: str | None, require_binding: bool,
+                  disqualified: Disqualification | None) -> Binding | None:
+    """Bound to the head on a clean tree: every file names the head and says its tree was
+    clean (what `_disqualification` let through, with the cleanliness stated, not assumed)."""
+    if head_sha is None or not require_binding or disqualified is not None:
+        return None
+    clean = all(f.tree_clean is not None and f.tree_clean.strip().lower() in CLEAN
+                for f in run.files)
+    return Binding(commit=head_sha, tree_clean=clean)
 
 
 def with_exit_status(item: EvidenceItem, status: int) -> EvidenceItem:

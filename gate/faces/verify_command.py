@@ -48,6 +48,8 @@ def run_verify_arguments(
     )
     now = clock()
     result = run_verify_command(options, now, probe_io or ProbeIO.system(clock))
+    if options.diff_base is not None and isinstance(result, VerifyResult):
+        err.writelines(f"claim-gate: {note}\n" for note in result.notes)  # which head: tip
     write_attestation(args, result, options, now, signing_key)
     if args.output is None:
         out.write(result.output)

@@ -128,6 +128,21 @@ def _count(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
+def _queue_run(repository: str, action: str | None, group_sha: str, branch: str) -> Trigger:
+    """A `workflow_run` of a `merge_group` workflow: the group is judged from a workflow the
+    default branch holds (where the App key can live), not from the group commit's copy of it
+    (which the PR can edit). GitHub names the run's branch
+    `gh-readonly-queue/<base>/pr-<n>-<sha>`."""
+    match = _QUEUE_REF.search(branch) if branch.startswith("gh-readonly-queue/") else None
+    base = branch.removeprefix("gh-readonly-queue/").rsplit("/", 1)[0] if match else None
+    return Trigger(
+        "workflow_run", action, repository,
+        pull_number=int(match["number"]) if match else None,
+        merge_group_sha=group_sha,
+        merge_group_base_ref=f"refs/heads/{base}" if base else None,
+    )
+
+
 def parse_event(name: str, payload: Any, source: str, dispatch_pr: int | None = None) -> Trigger:
     """Turn an event into a Trigger; UnsupportedEvent for events the gate cannot serve."""
     if not isinstance(payload, Mapping):
@@ -150,6 +165,8 @@ def parse_event(name: str, payload: Any, source: str, dispatch_pr: int | None = 
                            ignore_reason=f"nothing to decide until the run completes ({action})")
         run = _get(payload, source, "workflow_run")
         head_sha = _sha(_get(run, source, "head_sha"), source, "/workflow_run/head_sha")
+        if run.get("event") == "merge_group":
+            return _queue_run(repository, action, head_sha, str(run.get("head_branch") or ""))
         pulls = run.get("pull_requests") or []
         if not isinstance(pulls, list):
             raise InvalidInput(source, None, "/workflow_run/pull_requests is not a list")

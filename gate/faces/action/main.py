@@ -20,6 +20,7 @@ from gate.evidence.github.event import Trigger, parse_event
 from gate.evidence.probe.observe import ProbeIO
 from gate.faces.action.app_auth import installation_token
 from gate.faces.action.inputs import ActionInputs, read_inputs, read_runner
+from gate.faces.action.key_reach import changed_refusal, default_branch, ref_refusal, refuse
 from gate.faces.action.merge_group import run_merge_group
 from gate.faces.action.run import post_check_run, run_gate
 from gate.faces.action.runner_files import workflow_command
@@ -58,6 +59,10 @@ def main(
     retry = retry or RetryPolicy()
     token = inputs.token
     if inputs.app_id:
+        refusal = ref_refusal(runner, default_branch(payload))
+        if refusal is not None:
+            refuse(inputs, runner, trigger, refusal, clock, emit, retry)
+            return int(ExitCode.INVALID_INPUT)
         try:
             token = installation_token(inputs.api_url, inputs.app_id, inputs.app_private_key,
                                        trigger.repository, retry)
@@ -66,6 +71,14 @@ def main(
             return int(exit_code_for(exc))
     api = GitHubApi(github=connect(inputs.api_url, token, retry),
                     repository=trigger.repository)
+    if inputs.app_id and runner.workflow_path is not None:
+        try:
+            refusal = changed_refusal(api, trigger, runner.workflow_path)
+        except GateError as exc:
+            refusal = f"the PR's changed files could not be read ({exc})"
+        if refusal is not None:
+            refuse(inputs, runner, trigger, refusal, clock, emit, retry)
+            return int(ExitCode.INVALID_INPUT)
     if trigger.merge_group_sha is not None:
         return _merge_group(api, trigger, inputs, clock, emit)
     head_sha = trigger.head_sha
