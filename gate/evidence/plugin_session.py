@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from gate.claim.fail_to_pass import BASE_CODE_PROPERTY
 from gate.evidence.base_code_tree import base_code_binding
 from gate.evidence.git_diff import GitDiffError, toplevel
 from gate.evidence.pytest_record import TreeState
+from gate.evidence.pytest_selection import configured_selection
 
 #: Options that run a subset of the suite, by their `config.option` names.
 SELECTION_OPTIONS = ("keyword", "markexpr", "deselect", "lf", "failedfirst", "stepwise")
@@ -25,6 +28,16 @@ def selection(option: object) -> dict[str, object]:
         if value:
             found[name] = [str(v) for v in value] if isinstance(value, list) else value
     return found
+
+
+def configured(config: Any, chosen: dict[str, object],
+               environ: Mapping[str, str]) -> dict[str, str]:
+    """The selection options only the committed ini file gave (the project's suite), from a
+    `pytest.Config`."""
+    return configured_selection(
+        chosen, [str(a) for a in config.getini("addopts")],
+        [str(a) for a in config.invocation_params.args], environ.get("PYTEST_ADDOPTS"),
+        config.inipath.name if config.inipath else None)
 
 
 def base_code_properties(rootpath: Path, tree: TreeState) -> tuple[tuple[str, str], ...]:

@@ -14,11 +14,9 @@ input (not JSON, a malformed envelope or statement, a bad key file, an envelope 
 from __future__ import annotations
 
 import argparse
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from pathlib import Path
 from typing import Any, TextIO
 
 from gate.claim.commit import normalise_sha
@@ -26,7 +24,7 @@ from gate.claim.errors import InvalidInput, UsageError
 from gate.claim.jsondoc import decode_utf8, parse_json, read_capped
 from gate.claim.timefmt import TimestampError, format_rfc3339, parse_rfc3339
 from gate.claim.wording import duration
-from gate.faces.arguments import commit_sha, positive_int
+from gate.faces.attestation_check_arguments import HEX64
 from gate.report.attestation import PASSED, STATEMENT_TYPE, VSA_PREDICATE_TYPE
 
 SUPPORTS = 0
@@ -35,44 +33,6 @@ UNUSABLE = 3
 #: How far ahead of this machine's clock a decision time may be (clocks drift).
 CLOCK_SKEW = timedelta(minutes=5)
 MAX_ATTESTATION_BYTES = 16 << 20
-_HEX64 = re.compile(r"^[0-9a-f]{64}$")
-
-
-def _policy_digest(text: str) -> str:
-    digest = text.strip().lower().removeprefix("sha256:")
-    if not _HEX64.match(digest):
-        raise argparse.ArgumentTypeError(f"{text!r} is not sha256:HEX (64 hexadecimal digits)")
-    return digest
-
-
-def add_attestation_arguments(subparsers: Any) -> None:
-    """Add `attestation verify` to the CLI's subparsers (`add_subparsers()` result)."""
-    attestation = subparsers.add_parser(
-        "attestation", help="check a verdict attestation before a deploy",
-        description="Check an in-toto attestation written by `verify --attestation`.",
-    )
-    commands = attestation.add_subparsers(
-        dest="attestation_command", metavar="SUBCOMMAND", required=True,
-        parser_class=type(attestation),
-    )
-    verify = commands.add_parser(
-        "verify", help="exit 0 only if the attestation supports deploying COMMIT",
-        description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    verify.add_argument("file", type=Path, metavar="FILE",
-                        help="the DSSE envelope or in-toto statement")
-    verify.add_argument("--commit", type=commit_sha, required=True, metavar="SHA",
-                        help="the commit to deploy (full SHA): a subject must be exactly it")
-    verify.add_argument("--key", type=Path, metavar="PUB.pem",
-                        help="the signer's public key (ECDSA P-256 or Ed25519, PEM)")
-    verify.add_argument("--policy-digest", type=_policy_digest, metavar="sha256:HEX",
-                        help="require the verdict to be under exactly this policy")
-    verify.add_argument("--max-age", type=positive_int, metavar="SECONDS",
-                        help="refuse a verdict decided longer ago than this")
-    verify.add_argument("--allow-unsigned", action="store_true",
-                        help="accept a bare statement (no envelope): its signature is checked"
-                        " elsewhere, e.g. by `gh attestation verify`")
 
 
 @dataclass(frozen=True)
@@ -112,7 +72,7 @@ def parse_statement(document: object, source: str) -> StatementView:
     policy = _field(predicate, "policy", dict, source, "predicate.policy")
     digest = _field(policy, "digest", dict, source, "predicate.policy.digest")
     policy_sha256 = _field(digest, "sha256", str, source, "predicate.policy.digest.sha256")
-    if not _HEX64.match(policy_sha256.lower()):
+    if not HEX64.match(policy_sha256.lower()):
         raise InvalidInput(source, None, "predicate.policy.digest.sha256 is not 64 hex digits")
     return StatementView(
         commits=commits,

@@ -8,10 +8,6 @@ the edited document with the same loader the gate uses, and replaces the file at
 from __future__ import annotations
 
 import argparse
-import contextlib
-import os
-import secrets
-import stat
 import subprocess
 import sys
 from collections.abc import Callable
@@ -30,8 +26,7 @@ from gate.claim.authoring import (
 )
 from gate.claim.errors import CouldNotDecide, InvalidInput
 from gate.claim.expectations import needs
-from gate.claim.jsondoc import read_capped
-from gate.claim.loader import DEFAULT_MAX_CLAIM_BYTES, LoadedClaim, parse_claim_bytes
+from gate.claim.loader import parse_claim_bytes
 from gate.claim.policy import default_policy
 from gate.claim.policy_parse import load_policy
 from gate.claim.probe_policy import parse_probes
@@ -50,58 +45,7 @@ from gate.evidence.git_diff import (
 from gate.evidence.git_probe import run_git
 from gate.evidence.junit import required_tests
 from gate.evidence.pytest_record import dirty_paths
-
-
-def _refuse_odd_path(path: Path) -> None:
-    if path.is_symlink():
-        raise InvalidInput(
-            str(path), None, "the claim path is a symbolic link",
-            "write the claim to a regular file; the gate does not follow links in a PR",
-        )
-    if path.is_dir():
-        raise InvalidInput(str(path), None, "the claim path is a directory, not a file")
-
-
-def _load(path: Path) -> LoadedClaim:
-    _refuse_odd_path(path)
-    if not path.exists():
-        raise InvalidInput(
-            str(path), None, "there is no claim file here yet",
-            "start one with `claim-gate claim new --task ID --outcome TEXT`",
-        )
-    return parse_claim_bytes(read_capped(path, DEFAULT_MAX_CLAIM_BYTES, "claim"), str(path))
-
-
-def write_atomically(path: Path, data: bytes) -> None:
-    """Replace `path` with `data` all at once: a temporary file in the same directory,
-    flushed to disk, then renamed over it. A reader sees the old file or the new one."""
-    directory = path.parent
-    temporary = directory / f".{path.name}.{secrets.token_hex(6)}.tmp"
-    try:
-        mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else None
-        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    except FileNotFoundError:
-        raise InvalidInput(str(path), None, f"the directory {directory} does not exist") from None
-    except OSError as exc:
-        raise CouldNotDecide(f"{path}: cannot write the claim: {exc.strerror}") from None
-    try:
-        with os.fdopen(descriptor, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if mode is not None:
-            temporary.chmod(mode)
-        temporary.replace(path)
-    except OSError as exc:
-        with contextlib.suppress(OSError):
-            temporary.unlink()
-        raise CouldNotDecide(f"{path}: cannot write the claim: {exc.strerror}") from None
-    with contextlib.suppress(OSError):  # the rename is durable once the directory is synced
-        directory_fd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(directory_fd)
-        finally:
-            os.close(directory_fd)
+from gate.faces.claim_files import load_claim_file, refuse_odd_path, write_atomically
 
 
 def _save(path: Path, edit: Edit, out: TextIO) -> None:
@@ -114,7 +58,7 @@ def _save(path: Path, edit: Edit, out: TextIO) -> None:
 
 def _new(args: argparse.Namespace, out: TextIO) -> int:
     path: Path = args.file
-    _refuse_odd_path(path)
+    refuse_odd_path(path)
     if path.exists() and not args.force:
         raise InvalidInput(
             str(path), None, "a claim file already exists",
@@ -140,7 +84,7 @@ def _relative(path: Path, top: Path) -> str | None:
 
 def _add_changes(args: argparse.Namespace, out: TextIO) -> int:
     path: Path = args.file
-    loaded = _load(path)
+    loaded = load_claim_file(path)
     repo: Path = args.repo
     try:
         base = args.base or default_base(repo)
@@ -190,7 +134,7 @@ def _warn_uncommitted(top: Path, own: str | None, out: TextIO) -> None:
 
 def _add(args: argparse.Namespace, out: TextIO, clock: Callable[[], datetime]) -> int:
     path: Path = args.file
-    loaded = _load(path)
+    loaded = load_claim_file(path)
     intended = parse_expected(args.expected) if args.expected is not None else None
     at = args.at if args.at is not None else clock()
     edit = add_mutation(loaded.document.raw, args.kind, args.target, at, intended)
@@ -199,7 +143,7 @@ def _add(args: argparse.Namespace, out: TextIO, clock: Callable[[], datetime]) -
 
 
 def _check(args: argparse.Namespace, out: TextIO, now: datetime) -> int:
-    loaded = _load(args.file)
+    loaded = load_claim_file(args.file)
     policy = load_policy(args.policy) if args.policy is not None else default_policy()
     claim = loaded.claim
     named = required_tests(policy, claim, loaded.source)

@@ -12,7 +12,7 @@ from gate.claim.errors import UsageError
 from gate.claim.limits import DEFAULT_MAX_CLAIM_BYTES, DEFAULT_MAX_JUNIT_BYTES
 from gate.faces.arguments import commit_sha, positive_int, timestamp
 from gate.faces.attestation_arguments import add_attestation_output_arguments
-from gate.faces.attestation_command import add_attestation_arguments
+from gate.faces.attestation_check_arguments import add_attestation_arguments
 from gate.faces.base_code_arguments import add_base_code_arguments
 from gate.faces.claim_arguments import add_claim_arguments
 from gate.faces.probe_arguments import add_probe_arguments

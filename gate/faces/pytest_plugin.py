@@ -174,7 +174,7 @@ class _Recorder:
             python_version=platform.python_version(),
             test_paths=tuple(str(arg) for arg in self._config.args),
             selection=(selection := plugin_session.selection(self._config.option)),
-            configured=_configured(self._config, selection),
+            configured=plugin_session.configured(self._config, selection, os.environ),
             workers=workers if isinstance(workers, int) else 0,
             inventory=self._inventory,
             junit_report=junit_report_facts(junit, self._config.rootpath) if junit else None,
@@ -197,13 +197,3 @@ class _Recorder:
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         if self._message:
             terminalreporter.write_line(self._message)
-
-
-def _configured(config: pytest.Config, selection: dict[str, object]) -> dict[str, str]:
-    """The selection options only the committed ini file gave (the project's suite)."""
-    from gate.evidence.pytest_selection import configured_selection
-
-    return configured_selection(
-        selection, [str(a) for a in config.getini("addopts")],
-        [str(a) for a in config.invocation_params.args], os.environ.get("PYTEST_ADDOPTS"),
-        config.inipath.name if config.inipath else None)
