@@ -97,8 +97,6 @@ def test_the_architecture_page_names_the_contracts_layers() -> None:
 
 
 MAX_FACE_LINES = 200
-#: Faces still over the limit, at most their size today: they may only shrink (the Action's
-#: and scan's modules are all under it; these four are the command line's and the plugin's).
 
 
 def test_no_face_module_is_over_200_lines() -> None:
