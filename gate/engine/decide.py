@@ -24,6 +24,7 @@ from gate.claim.policy import Policy
 from gate.claim.timefmt import format_rfc3339
 from gate.claim.wording import duration
 from gate.engine.agent_time import future_mutations, invalid_time_problem
+from gate.engine.change_reach import judge_reach, reading_judgements
 from gate.engine.completeness import item_problem
 from gate.engine.provenance import judge_provenance
 from gate.engine.removed_tests import claim_judgements, rule_judgements
@@ -163,6 +164,7 @@ def decide(claim: Claim, facts: Facts, policy: Policy, now: datetime) -> Verdict
           for check in policy.requires),
         *rule_judgements(facts, policy),
         *claim_judgements(claim, facts, policy),
+        *reading_judgements(facts.change, items),
     ]
     if not any(j.supporting for j in judgements) and all(j.unmet is None for j in judgements):
         judgements.append(_NOTHING_OBSERVED)
@@ -170,12 +172,14 @@ def decide(claim: Claim, facts: Facts, policy: Policy, now: datetime) -> Verdict
 
 
 def _items(claim: Claim, facts: Facts, policy: Policy) -> tuple[EvidenceItem, ...]:
-    """The claim's own evidence first, then the observed items, CI ones judged for provenance."""
+    """The claim's own evidence first, then the observed items, CI ones judged for provenance
+    and for the change's reach into the run that produced them."""
     own = tuple(EvidenceItem(e, Origin.CLAIM, "claim") for e in claim.evidence)
     pull = facts.pull
     observed = tuple(
-        judge_provenance(item, pull, policy.trust)
-        if pull is not None and item.producer is not None else item
+        judge_reach(judge_provenance(item, pull, policy.trust)
+                    if pull is not None and item.producer is not None else item,
+                    facts.change, policy.trust)
         for item in facts.items
     )
     return own + tuple(bind_records_to_junit(observed))

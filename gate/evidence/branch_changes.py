@@ -24,6 +24,8 @@ from gate.claim.loader import LoadedClaim
 from gate.claim.model import CheckType
 from gate.claim.policy import Policy
 from gate.claim.wording import plural
+from gate.evidence.change_reach import reading_note
+from gate.evidence.git_change_reading import read_git_change
 from gate.evidence.git_claim import path_in_repository
 from gate.evidence.git_diff import GitDiffError, changed_in, resolve_range
 from gate.evidence.interface import Collected, Collector
@@ -32,8 +34,9 @@ from gate.evidence.interface import Collected, Collector
 @dataclass(frozen=True)
 class BranchChanges:
     """`git diff BASE...HEAD` in `repo` as the engine's change observation: the paths for
-    the producer rule, and the file list (with the claim file, which needs no mutation of
-    its own) for the claim-matches-diff rule."""
+    the producer rule, the file list (with the claim file, which needs no mutation of its
+    own) for the claim-matches-diff rule, and the reading of the changed files at HEAD for
+    the reach rule (`gate/engine/change_reach.py`)."""
 
     repo: Path
     base: str
@@ -54,7 +57,9 @@ class BranchChanges:
         changed = ChangedPaths.of([_as_file(c) for c in changes], None, source,
                                   () if claim_file is None else (claim_file,))
         note = f"{source}: {plural(len(paths), 'path')} changed"
-        return Collected(pull=observed, notes=(note,), changed=changed)
+        reading = read_git_change(resolved, changes)
+        return Collected(pull=observed, notes=(note, reading_note(reading, policy.trust)),
+                         changed=changed, change=reading)
 
 
 def _as_file(change: ChangedPath) -> ChangedFile:

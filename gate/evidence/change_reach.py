@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from gate.claim.change_facts import ChangeReading, ReachFinding, UnreadChange
+from gate.claim.trust_policy import TrustPolicy
 from gate.claim.wording import plural
 from gate.evidence.reach_js import read_javascript
 from gate.evidence.reach_names import FRAMEWORK_ROOTS, STDLIB
@@ -108,3 +109,19 @@ def path_findings(path: str) -> tuple[ReachFinding, ...]:
         return (ReachFinding(path, 0, "shadow-module",
                              f"a top-level {name!r} that shadows the installed module"),)
     return ()
+
+
+def reading_note(reading: ChangeReading, trust: TrustPolicy) -> str:
+    """What was read, for the check: how many files, how many places reach in, and which of
+    them the owner allows (`evidence_chain.allow_reach`), so an allowance is never silent."""
+    allowed = [f for f in reading.findings if any(a.allows(f) for a in trust.allow_reach)]
+    note = (f"change reading ({reading.source}): {plural(reading.files_read, 'file')} read,"
+            f" {plural(len(reading.findings), 'place')} reaching into the test run")
+    if allowed:
+        shown = "; ".join(f"{f.where()} {f.reached} ({f.rule})" for f in allowed[:5])
+        more = f"; and {len(allowed) - 5} more" if len(allowed) > 5 else ""
+        note += f", {len(allowed)} of them allowed by the owner's evidence_chain.allow_reach:" \
+                f" {shown}{more}"
+    if reading.unread:
+        note += f", {plural(len(reading.unread), 'file')} not read"
+    return note
