@@ -17,7 +17,7 @@ from gate.faces.action.main import main
 from tests.github_standin import ArtifactSpec, zip_bytes
 from tests.github_standin.events import pull_request_event, workflow_run_event
 from tests.github_standin.hub import Hub
-from tests.github_standin.model import CheckRun, Commit, Pull, Repo, WorkflowRun
+from tests.github_standin.model import CheckRun, Commit, Pull, Repo, Symlink, WorkflowRun
 from tests.github_standin.plugin import GITHUB_TOKEN
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -190,14 +190,14 @@ def add_baseline(hub: Hub, repo: Repo, path: str = ".github/workflows/ci.yml", *
 
 
 def scenario(hub: Hub, claim: str | None, *, body: str | None = None,
-             files: dict[str, str | None] | None = None, t0: datetime = T0,
+             files: Mapping[str, str | Symlink | None] | None = None, t0: datetime = T0,
              baseline: tuple[str, ...] = BASELINE_WORKFLOWS) -> Scenario:
     """A repository whose PR (by an agent) edits app/parser.py and adds the claim, pushed
     a minute before `t0`; the workflows in `baseline` ran on the base branch before."""
     repo = hub.add_repo(REPO, files={"app/parser.py": "x = 1\n"}, pushed_at=t0 - timedelta(days=1))
     for path in baseline:
         add_baseline(hub, repo, path, at=t0 - timedelta(hours=3))
-    changed: dict[str, str | None] = {"app/parser.py": "x = 2\n", **(files or {})}
+    changed: dict[str, str | Symlink | None] = {"app/parser.py": "x = 2\n", **(files or {})}
     if claim is not None:
         changed[".claim.json"] = claim
     head = hub.add_commit(repo, changed, branch="copilot/fix-parser",
