@@ -59,6 +59,15 @@ PYTHON_REACHES: dict[str, tuple[str, str, int]] = {
                                                  "import-system", 2),
     "sys.modules entry of a stdlib module": ("import sys\nsys.modules['json'] = fake\n",
                                              "import-system", 2),
+    "sys.modules entry of _pytest through the fixture": (
+        "import sys\ndef test_x(monkeypatch):\n"
+        "    monkeypatch.setitem(sys.modules, '_pytest.runner', fake)\n", "import-system", 3),
+    "sys.modules under an f-string of the framework": (
+        "import sys\nsys.modules[f'_pytest.{name}'] = fake\n", "import-system", 2),
+    "meta_path through a conditional alias": (
+        "import sys\ns = sys if flag else None\ns.meta_path.append(F())\n", "import-system", 3),
+    "a frame's globals updated": (
+        "import sys\nsys._getframe(1).f_globals.update(patched)\n", "obfuscation", 2),
     "sys.modules handed to operator.setitem": (
         "import sys, operator\noperator.setitem(sys.modules, k, v)\n", "import-system", 2),
     "sys.modules.update from a variable": ("import sys\nsys.modules.update(found)\n",
@@ -89,7 +98,8 @@ PYTHON_REACHES: dict[str, tuple[str, str, int]] = {
     "open(__file__, 'w')": ("open(__file__, 'w').write('')\n", "source-rewrite", 1),
     "exec": ("exec(code)\n", "obfuscation", 1),
     "eval through an alias": ("run = eval\nrun(text)\n", "obfuscation", 1),
-    "compile": ("code = compile(src, 'x', 'exec')\n", "obfuscation", 1),
+    "exec of compiled code": ("code = compile(src, 'x', 'exec')\nexec(code)\n",
+                              "obfuscation", 2),
     "__import__ with a computed name": ("m = __import__(name)\n", "obfuscation", 1),
     "__import__ with an implicitly joined literal": ("m = __import__('_py' 'test')\n",
                                                     "test-machinery", 1),
@@ -108,7 +118,7 @@ PYTHON_REACHES: dict[str, tuple[str, str, int]] = {
     "globals() written by a computed name": ("globals()[name] = value\n", "obfuscation", 1),
     "a frame's globals": ("import inspect\ninspect.currentframe().f_back.f_globals['x'] = 1\n",
                           "obfuscation", 2),
-    "ctypes": ("import ctypes\n", "obfuscation", 1),
+    "ctypes": ("import ctypes\n", "native-code", 1),
     "marshal": ("import marshal\n", "obfuscation", 1),
     "a code object built": ("import types\nf = types.FunctionType(code, {})\n",
                             "obfuscation", 2),
@@ -154,6 +164,22 @@ ORDINARY_PYTHON: dict[str, str] = {
     "reading a data file next to the test": (
         "from pathlib import Path\nDATA = (Path(__file__).parent / 'data.txt').read_text()\n"
         "with open(Path(__file__).with_name('x.json')) as f:\n    pass\n"),
+    "compile() to check an expression (it runs nothing)": (
+        "def valid(text):\n    compile(text, '', 'eval')\n    return True\n"),
+    "vendored modules aliased under the package's own name": (
+        "import sys\nfor mod in list(sys.modules):\n"
+        "    sys.modules[f'requests.packages.{mod}'] = sys.modules[mod]\n"),
+    "a frame's globals read": (
+        "import inspect\nf = inspect.currentframe()\n"
+        "g = f.f_back.f_globals if f is not None else None\nname = g.get('__name__')\n"),
+    "a shadowing local written through setattr": (
+        "import io\ndef test_x():\n    io = Buffer()\n    setattr(io, 'read', f)\n"),
+    "importlib.reload of the module under test": (
+        "import importlib\nimport app\ndef test_x():\n    importlib.reload(app)\n"),
+    "a stdlib module faked through the fixture": (
+        "import sys\ndef test_x(monkeypatch):\n"
+        "    monkeypatch.setitem(sys.modules, 'ctypes', None)\n"
+        "    with monkeypatch.context() as m:\n        m.setattr(sys, 'platform', 'linux')\n"),
     "sys.exit in a command-line entry point": (
         "import sys\n\ndef main() -> None:\n    sys.exit(run())\n"),
 }

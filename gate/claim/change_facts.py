@@ -25,7 +25,8 @@ REACH_RULES: tuple[str, ...] = (
     "site-packages",  # the installed packages, .pth files: trusted by path
     "source-rewrite",  # writes to the repository's own source files (__file__)
     "shadow-module",  # a top-level module that shadows the test framework or the standard library
-    "obfuscation",  # exec/eval/compile, imports and attributes by computed name, ctypes, marshal
+    "native-code",  # ctypes, cffi: memory and C functions, beyond what Python can see
+    "obfuscation",  # exec/eval, imports and attributes by computed name, marshal, code objects
 )
 
 

@@ -26,6 +26,14 @@ class Bindings:
     strings: dict[str, str] = field(default_factory=dict)
     #: Names the module defines itself (a `def compile` is not the builtin).
     local: set[str] = field(default_factory=set)
+    #: Imported names also bound to something else somewhere (`io = StringIO()`): a write
+    #: through them may be to that other object, so it is not taken as a write to the module.
+    shadowed: set[str] = field(default_factory=set)
+    #: Names bound by a `for` over constant strings: each of them, for an import by name.
+    choices: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    #: Names bound to a MonkeyPatch of its own (`with monkeypatch.context() as m`).
+    fixtures: set[str] = field(default_factory=set)
+    rebound: set[str] = field(default_factory=set)
 
     def resolve(self, node: ast.AST) -> str | None:
         """The dotted name an expression stands for, if it names a module or one of its parts."""
@@ -122,10 +130,34 @@ def bindings_of(tree: ast.Module) -> Bindings:
                 and node.value is not None:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             assignments += [(t.id, node.value) for t in targets if isinstance(t, ast.Name)]
+        else:
+            _other_binding(found, node)
     for _ in range(_ROUNDS):
         for name, value in assignments:
             _bind(found, name, value)
+    found.shadowed |= {n for n in found.rebound if n in found.aliases}
     return found
+
+
+def _other_binding(found: Bindings, node: ast.AST) -> None:
+    """Loop variables, `with ... as`, parameters, `except ... as`: names that may shadow an
+    import; a loop over constant strings also records its choices."""
+    if isinstance(node, ast.For | ast.comprehension) and isinstance(node.target, ast.Name):
+        found.rebound.add(node.target.id)
+        if isinstance(node.iter, ast.List | ast.Tuple):
+            texts = [found.fold(e) for e in node.iter.elts]
+            if texts and all(t is not None for t in texts):
+                found.choices[node.target.id] = tuple(t for t in texts if t is not None)
+    elif isinstance(node, ast.withitem) and isinstance(node.optional_vars, ast.Name):
+        found.rebound.add(node.optional_vars.id)
+        call = node.context_expr
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) \
+                and call.func.attr == "context":
+            found.fixtures.add(node.optional_vars.id)
+    elif isinstance(node, ast.arg):
+        found.rebound.add(node.arg)
+    elif isinstance(node, ast.ExceptHandler) and node.name:
+        found.rebound.add(node.name)
 
 
 def _bind(found: Bindings, name: str, value: ast.AST) -> None:
@@ -139,5 +171,9 @@ def _bind(found: Bindings, name: str, value: ast.AST) -> None:
             "builtins.setattr", "builtins.getattr", "builtins.delattr", "builtins.vars",
             "builtins.globals", "builtins.open"):
         found.aliases[name] = str(dotted)
-    elif name not in found.aliases:
-        found.local.add(name)
+    else:
+        found.rebound.add(name)
+        if isinstance(value, ast.Call) and str(found.resolve(value.func)).endswith("MonkeyPatch"):
+            found.fixtures.add(name)
+        if name not in found.aliases:
+            found.local.add(name)

@@ -29,8 +29,10 @@ UNITTEST_INTERNALS = frozenset({
 })
 IMPORT_SYSTEM = frozenset({
     "sys.meta_path", "sys.path_hooks", "sys.path_importer_cache", "importlib.abc",
-    "importlib.machinery", "importlib.util.spec_from_file_location",
-    "importlib.util.spec_from_loader", "importlib.util.module_from_spec", "importlib.reload",
+    "importlib.machinery.SourceFileLoader", "importlib.machinery.SourcelessFileLoader",
+    "importlib.machinery.FileFinder", "importlib.machinery.PathFinder",
+    "importlib.util.spec_from_file_location",
+    "importlib.util.spec_from_loader", "importlib.util.module_from_spec",
     "sys.modules",
 })
 INTERPRETER_HOOKS = frozenset({
@@ -45,10 +47,11 @@ PROCESS = frozenset({
     "multiprocessing.util.Finalize", "weakref.finalize",
 })
 PROCESS_PREFIXES = ("os.exec", "os.spawn", "os.posix_spawn")
+NATIVE = frozenset({"ctypes", "_ctypes", "cffi"})
 OBFUSCATION = frozenset({
-    "ctypes", "marshal", "types.CodeType", "types.FunctionType", "gc.get_referrers",
-    "gc.get_referents", "gc.get_objects", "builtins.exec", "builtins.eval", "builtins.compile",
-    "_ctypes", "cffi", "code.InteractiveInterpreter", "runpy",
+    "marshal", "types.CodeType", "types.FunctionType", "gc.get_referrers",
+    "gc.get_referents", "gc.get_objects", "builtins.exec", "builtins.eval",
+    "code.InteractiveInterpreter", "runpy",
 })
 SITE = frozenset({
     "site.getsitepackages", "site.getusersitepackages", "site.addsitedir", "site.USER_SITE",
@@ -60,9 +63,31 @@ ORDINARY_WRITES = frozenset({
     "sys.argv", "sys.stdin", "sys.stdout", "sys.stderr", "sys.dont_write_bytecode",
     "sys.tracebacklimit", "os.environ",
 })
-#: Attribute names that reach a namespace whatever object they are on.
+#: Attribute names that reach a namespace whatever object they are on; reading one is
+#: ordinary (`frame.f_globals.get("__name__")`), writing through it is not.
 NAMESPACE_ATTRIBUTES = frozenset({"f_locals", "f_globals", "f_builtins", "__globals__",
-                                  "__subclasses__", "__builtins__"})
+                                  "__builtins__"})
+#: Attribute names that are the machinery whatever they are reached through (an alias the
+#: bindings pass cannot follow, `(sys if x else sys).meta_path`, still names them).
+TELLING_ATTRIBUTES: dict[str, str] = {
+    "meta_path": "import-system", "path_hooks": "import-system",
+    "path_importer_cache": "import-system", "TestReport": "test-machinery",
+    "CollectReport": "test-machinery", "pluginmanager": "test-machinery",
+    "_exit": "process-exit", "settrace": "interpreter-hook", "setprofile": "interpreter-hook",
+    "__subclasses__": "obfuscation",
+}
+#: The names pytest's hooks start with: a function or attribute of one of these names is
+#: a hook implementation or a call through `config.hook` (`pytest_args` is not).
+HOOK_PREFIXES = (
+    "pytest_runtest", "pytest_report", "pytest_collect", "pytest_session", "pytest_terminal",
+    "pytest_make", "pytest_pyfunc", "pytest_configure", "pytest_unconfigure", "pytest_plugin",
+    "pytest_load", "pytest_cmdline", "pytest_addhooks", "pytest_itemcollected",
+    "pytest_deselected", "pytest_exception", "pytest_internalerror", "pytest_keyboard",
+    "pytest_warning", "pytest_assertrepr", "pytest_assertion", "pytest_fixture",
+    "pytest_generate", "pytest_ignore", "pytest_markeval", "pytest_enter_pdb",
+    "pytest_leave_pdb", "pytest_addoption", "pytest_pycollect", "pytest_xdist",
+    "pytest_handlecrashitem", "pytest_testnodedown", "pytest_testnodeready", "pytest_ignore",
+)
 #: Substrings of a (folded) string constant that name the machinery, whatever uses them.
 TELLING_STRINGS: tuple[tuple[str, str], ...] = (
     ("_pytest", "test-machinery"), ("pytest_runtest", "test-machinery"),
@@ -117,6 +142,8 @@ def classify(dotted: str, access: Access) -> Reach | None:
         return Reach("interpreter-hook", dotted)
     if _within(dotted, PROCESS) or dotted.startswith(PROCESS_PREFIXES):
         return Reach("process-exit", dotted)
+    if _within(dotted, NATIVE):
+        return Reach("native-code", dotted)
     if _within(dotted, OBFUSCATION):
         return Reach("obfuscation", dotted)
     if _within(dotted, SITE):
@@ -147,10 +174,12 @@ def telling(text: str) -> Reach | None:
     return None
 
 
-def module_key_reaches(key: str) -> Reach | None:
-    """A `sys.modules` entry written under `key`: the framework's or the standard library's
-    modules are the run's own; a project faking an optional dependency is ordinary."""
+def module_key_reaches(key: str, access: Access = Access.WRITE) -> Reach | None:
+    """A `sys.modules` entry written under `key`: the framework's modules are the run's own
+    whoever writes them, the standard library's unless through a fixture that undoes it
+    (`monkeypatch.setitem(sys.modules, "ctypes", None)`); a project faking an optional
+    dependency is ordinary."""
     root = key.split(".", 1)[0]
-    if _framework(key) or root == "pytest" or root in STDLIB:
+    if _framework(key) or root == "pytest" or (root in STDLIB and access is not Access.FIXTURE):
         return Reach("import-system", f"sys.modules[{key!r}]")
     return None

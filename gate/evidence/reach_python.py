@@ -18,7 +18,10 @@ from collections.abc import Iterator
 from gate.claim.change_facts import ReachFinding
 from gate.evidence.reach_fold import Bindings, bindings_of
 from gate.evidence.reach_names import (
+    HOOK_PREFIXES,
     NAMESPACE_ATTRIBUTES,
+    STDLIB,
+    TELLING_ATTRIBUTES,
     Access,
     Reach,
     classify,
@@ -37,6 +40,9 @@ _PATCHERS = frozenset({"setattr", "delattr", "setitem", "delitem", "object", "di
 _MOCK_ROOTS = ("unittest.mock.", "mock.")
 _MODULES_METHODS = frozenset({"update", "setdefault", "pop", "popitem", "clear", "__setitem__",
                               "__delitem__"})
+_READERS = frozenset({f"builtins.{name}" for name in (
+    "list", "tuple", "set", "frozenset", "sorted", "len", "iter", "dict", "enumerate",
+    "reversed", "any", "all", "isinstance", "id", "repr", "str", "print", "hasattr", "type")})
 _FILE_WRITERS = frozenset({"write_text", "write_bytes", "unlink", "rename", "replace", "touch",
                            "chmod", "symlink_to", "hardlink_to"})
 _FILE_FUNCTIONS = frozenset({"os.remove", "os.unlink", "os.rename", "os.replace", "os.open",
@@ -49,6 +55,9 @@ def read_python(path: str, text: str) -> tuple[ReachFinding, ...]:
     file as unread: a file the gate cannot read is never a file with nothing in it)."""
     tree = ast.parse(text, filename=path)
     reader = _Reader(path, bindings_of(tree))
+    for parent in ast.walk(tree):
+        for child in ast.iter_child_nodes(parent):
+            reader.parents[child] = parent
     reader.visit(tree)
     return tuple(reader.findings.values())
 
@@ -59,6 +68,7 @@ class _Reader(ast.NodeVisitor):
         self.names = bindings
         self.findings: dict[tuple[int, str], ReachFinding] = {}
         self.params: list[frozenset[str]] = []
+        self.parents: dict[ast.AST, ast.AST] = {}
 
     def add(self, node: ast.AST, reach: Reach | None) -> None:
         if reach is not None:
@@ -80,7 +90,7 @@ class _Reader(ast.NodeVisitor):
             self.add(node, classify(f"{node.module}.{alias.name}", Access.READ))
 
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
-        if node.name.startswith("pytest_"):
+        if node.name.startswith(HOOK_PREFIXES):
             self.add(node, Reach("test-machinery", f"the pytest hook {node.name}()"))
         arguments = node.args.posonlyargs + node.args.args + node.args.kwonlyargs
         self.params.append(frozenset(a.arg for a in arguments))
@@ -101,11 +111,13 @@ class _Reader(ast.NodeVisitor):
         elif node.id == "pytest_plugins" and isinstance(node.ctx, ast.Store):
             self.add(node, Reach("test-machinery", "pytest_plugins (loads plugins)"))
         dotted = self.names.resolve(node)
-        if dotted is not None:
-            self.add(node, classify(dotted, _access(node.ctx)))
+        if dotted is not None:  # binding a name is never a write to what it was bound to
+            self.add(node, classify(dotted, Access.READ))
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         access = _access(node.ctx)
+        if access is Access.WRITE and _root_name(node) in self.names.shadowed:
+            access = Access.READ  # `io = StringIO(); io.read = f` is not a write to io
         dotted = self.names.resolve(node)
         if dotted is not None:
             self.add(node, classify(dotted, access))
@@ -113,15 +125,33 @@ class _Reader(ast.NodeVisitor):
         self.generic_visit(node)
 
     def _attribute_name(self, node: ast.Attribute, access: Access) -> Reach | None:
-        if node.attr in NAMESPACE_ATTRIBUTES:
-            return Reach("obfuscation", f".{node.attr}")
+        if node.attr in NAMESPACE_ATTRIBUTES and self._written_through(node):
+            return Reach("obfuscation", f".{node.attr} written")
+        if node.attr in TELLING_ATTRIBUTES:
+            return Reach(TELLING_ATTRIBUTES[node.attr], f".{node.attr}")
         if node.attr == "__dict__" and self.names.resolve(node.value):
             return Reach("obfuscation", f"{self.names.resolve(node.value)}.__dict__")
-        if node.attr == "pluginmanager" or node.attr.startswith("pytest_"):
+        if node.attr.startswith(HOOK_PREFIXES):
             return Reach("test-machinery", f".{node.attr}")
         if node.attr == "__code__" and access is not Access.READ:
             return Reach("obfuscation", "a function's __code__ replaced")
         return None
+
+    def _written_through(self, node: ast.AST) -> bool:
+        """Whether a namespace is written through this expression: assigned to, stored into
+        by subscript, or changed by a method; `.get(...)` and `[...]` reads are ordinary."""
+        parent = self.parents.get(node)
+        if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load):
+            return True
+        while isinstance(parent, ast.IfExp | ast.BoolOp):  # `a.f_globals if a else None`
+            node, parent = parent, self.parents.get(parent)
+        if isinstance(parent, ast.Subscript) and parent.value is node:
+            return not isinstance(parent.ctx, ast.Load)
+        if isinstance(parent, ast.Attribute) and parent.value is node:
+            return parent.attr in ("update", "setdefault", "__setitem__", "pop", "clear",
+                                   "__delitem__", "popitem")
+        return not isinstance(parent, ast.Compare | ast.Call | ast.Assign | ast.AnnAssign
+                              | ast.Return | ast.keyword)
 
     def visit_Subscript(self, node: ast.Subscript) -> None:
         base = self.names.resolve(node.value)
@@ -177,7 +207,13 @@ class _Reader(ast.NodeVisitor):
         yield from self._file_write(node, func)
 
     def _import_call(self, node: ast.Call, func: str) -> Iterator[Reach]:
-        name = self.names.fold(node.args[0]) if node.args else None
+        first = node.args[0] if node.args else None
+        if isinstance(first, ast.Name) and first.id in self.names.choices:
+            for choice in self.names.choices[first.id]:  # for lib in ("a", "b"): import_module
+                found = classify(choice, Access.READ)
+                yield from (found,) if found else ()
+            return
+        name = self.names.fold(first) if first is not None else None
         if name is None:
             yield Reach("obfuscation", f"{func.removeprefix('builtins.')}(<computed name>)")
         else:
@@ -190,11 +226,11 @@ class _Reader(ast.NodeVisitor):
             return
         base, name = self.names.resolve(node.args[0]), self.names.fold(node.args[1])
         access = Access.READ if func in ("builtins.getattr", "builtins.hasattr") \
-            else Access.WRITE
+            or _root_name(node.args[0]) in self.names.shadowed else Access.WRITE
         short = func.removeprefix("builtins.")
         if name is None:
-            guarded = base is not None and (access is Access.WRITE or base.split(".")[0]
-                                            in _GUARDED_MODULES)
+            guarded = base is not None and (base in _GUARDED_MODULES or (
+                access is Access.WRITE and base.split(".")[0] in STDLIB | {"pytest"}))
             if guarded:
                 yield Reach("obfuscation", f"{short}({base}, <computed name>)")
             return
@@ -209,20 +245,22 @@ class _Reader(ast.NodeVisitor):
         access = Access.FIXTURE if self._restored(node.func, func) else Access.WRITE
         if not node.args:
             return
+        if _root_name(node.args[0]) in self.names.shadowed:
+            access = Access.READ
         first = node.args[0]
         target = self.names.fold(first)
         if target is not None and "." in target:  # monkeypatch.setattr("a.b.c", value)
             found = classify(target, access)
             yield from (found,) if found else ()
             if target == "sys.modules":
-                yield from self._mapping_keys(node.args[1:])
+                yield from self._mapping_keys(node.args[1:], access)
             return
         base = self.names.resolve(first)
         if base == "sys.modules":
-            yield from self._mapping_keys(node.args[1:])
+            yield from self._mapping_keys(node.args[1:], access)
             return
         name = self.names.fold(node.args[1]) if len(node.args) > 1 else None
-        if base is not None and name is None and len(node.args) > 1:
+        if base in _GUARDED_MODULES and name is None and len(node.args) > 1:
             yield Reach("obfuscation", f"a patch of {base} by a computed name")
         elif base is not None and name is not None:
             found = classify(f"{base}.{name}", access)
@@ -236,10 +274,13 @@ class _Reader(ast.NodeVisitor):
         receiver = func_node.value if isinstance(func_node, ast.Attribute) else None
         while isinstance(receiver, ast.Attribute):
             receiver = receiver.value
-        return isinstance(receiver, ast.Name) and receiver.id in _FIXTURE_NAMES \
-            and any(receiver.id in scope for scope in self.params)
+        if not isinstance(receiver, ast.Name):
+            return False
+        return receiver.id in self.names.fixtures or (receiver.id in _FIXTURE_NAMES and any(
+            receiver.id in scope for scope in self.params))
 
-    def _mapping_keys(self, rest: list[ast.expr]) -> Iterator[Reach]:
+    def _mapping_keys(self, rest: list[ast.expr],
+                      access: Access = Access.WRITE) -> Iterator[Reach]:
         if not rest:
             yield Reach("import-system", "sys.modules written")
             return
@@ -250,7 +291,7 @@ class _Reader(ast.NodeVisitor):
             keys = [values]
         for key in keys:
             found = Reach("import-system", "sys.modules updated from a computed mapping") \
-                if key is None else self._modules_key(key)
+                if key is None else self._modules_key(key, access)
             if found is not None:
                 yield found
 
@@ -264,17 +305,23 @@ class _Reader(ast.NodeVisitor):
             found = self._modules_key(node.args[0])
             yield from (found,) if found else ()
 
-    def _modules_key(self, key: ast.AST) -> Reach | None:
+    def _modules_key(self, key: ast.AST, access: Access = Access.WRITE) -> Reach | None:
         text = self.names.fold(key)
         if text is None:
             if isinstance(key, ast.Name) and key.id == "__name__":
                 return None  # a module replacing its own entry (a lazy module)
+            prefix = _prefix(key)
+            if "." in prefix:  # f"requests.packages.{name}": the package is known
+                return module_key_reaches(prefix.split(".", 1)[0], access)
             return Reach("import-system", "sys.modules[<computed name>] written")
-        return module_key_reaches(text)
+        return module_key_reaches(text, access)
 
     def _handed_over(self, node: ast.Call) -> Iterator[Reach]:
         """`operator.setitem(sys.modules, ...)`, `helper(sys, name)`: the guarded modules
-        handed to other code, which can then write them by any name."""
+        handed to other code, which can then write them by any name (`list(sys.modules)`
+        only reads)."""
+        if self.names.resolve(node.func) in _READERS:
+            return
         for argument in node.args:
             dotted = self.names.resolve(argument)
             if dotted == "sys.modules":
@@ -302,6 +349,24 @@ class _Reader(ast.NodeVisitor):
         mode = next((k.value for k in node.keywords if k.arg == "mode"), mode)
         text = self.names.fold(mode) if mode is not None else "r"
         return text is None or any(flag in text for flag in "wax+")
+
+
+def _prefix(node: ast.AST) -> str:
+    """The constant start of a string built at run time (`f"pkg.{x}"`, `"pkg." + x`)."""
+    if isinstance(node, ast.JoinedStr) and node.values \
+            and isinstance(node.values[0], ast.Constant):
+        return str(node.values[0].value)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _prefix(node.left)
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    return ""
+
+
+def _root_name(node: ast.AST) -> str | None:
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
 
 
 def _access(ctx: ast.expr_context) -> Access:
