@@ -62,6 +62,12 @@ CASES: dict[str, Case] = {
     "a JavaScript file that ends the process": Case(
         {"calc.py": FLOAT_CALC, "web/setup.js": "process.on('exit', () => {});\n"},
         named="web/setup.js:1"),
+    "a committed dist-info with a pytest11 entry point (a chain edit)": Case(
+        {"calc.py": FLOAT_CALC,
+         "greenwash-1.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: greenwash\n"
+                                             "Version: 1.0\n",
+         "greenwash-1.0.dist-info/entry_points.txt": "[pytest11]\ngreenwash = calc\n"},
+        named="greenwash-1.0.dist-info/"),
     "a changed Python file the gate cannot parse": Case(
         {"calc.py": FLOAT_CALC, "tools/broken.py": "def f(:\n"},
         codes=frozenset({"change_unread"})),

@@ -63,6 +63,9 @@ DEFAULT_CHAIN: tuple[str, ...] = (
     "karma.conf.*", "**/karma.conf.*", "playwright.config.*", "**/playwright.config.*",
     "cypress.config.*", "**/cypress.config.*", "phpunit.xml", "phpunit.xml.dist",
     "**/phpunit.xml", "**/phpunit.xml.dist",
+    # installed-package metadata committed to the repository: a `pytest11` entry point in a
+    # *.dist-info or *.egg-info on sys.path loads a plugin before the gate's own
+    "*.dist-info/**", "**/*.dist-info/**", "*.egg-info/**", "**/*.egg-info/**",
 )
 
 
