@@ -88,3 +88,22 @@ def test_a_plugin_report_without_its_record_does_not_count(project: Project,
     # The control: the same record with its own run's report: both count.
     assert _problems(project, "--evidence", str(project.evidence),
                      "--junit", str(project.junit)) == [None, None]
+
+
+EXITS_EARLY = ("import pytest\n\n\ndef test_first():\n    assert True\n\n\n"
+               "def test_second():\n    pytest.exit('done', returncode=0)\n\n\n"
+               "def test_third():\n    assert False\n")
+
+
+def test_a_session_ended_by_pytest_exit_is_incomplete(project: Project) -> None:
+    """Issue 21 item 5 (in part): `pytest.exit(returncode=0)` mid-session is an early end,
+    not a pass: the record says interrupted, and the JUnit of the same run falls with it."""
+    project.commit({"calc.py": CALC, "test_calc.py": PASSING, "test_exit.py": EXITS_EARLY})
+    assert project.pytest().returncode == 0  # pytest itself exits 0
+    assert project.record()["observed_value"]["exit_status"] == 2
+    code, verdict = project.verify("--evidence", str(project.evidence),
+                                   "--junit", str(project.junit))
+    assert code == 1
+    assert set(unmet(verdict)) == {"incomplete_run"}
+    assert _problems(project, "--evidence", str(project.evidence),
+                     "--junit", str(project.junit)) == ["incomplete_run", "incomplete_run"]

@@ -84,6 +84,7 @@ class _Recorder:
             watch.observe(config.pluginmanager, "configure")
         self._watch = watch
         self._inventory: dict[str, Any] | None = None
+        self._ended_early = False
         self._config = config
         self._path = path
         self._started = started
@@ -133,6 +134,12 @@ class _Recorder:
         # After every test: a patch a test module made and undid still shows.
         self._watch.observe(self._config.pluginmanager, "run")
 
+    def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
+        # pytest.exit() ends here as Ctrl-C does: the session stopped before every test ran,
+        # whatever `returncode` it asked for, so the record says interrupted (exit status 2).
+        del excinfo
+        self._ended_early = True
+
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
             self._tally.add_collection_error(report.nodeid)
@@ -152,7 +159,7 @@ class _Recorder:
         )
         self._add_junit_properties(inventory_properties(self._inventory))
         result = yield
-        self._write_record(int(exitstatus))
+        self._write_record(2 if self._ended_early else int(exitstatus))
         return result
 
     def _write_record(self, exitstatus: int) -> None:
