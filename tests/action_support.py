@@ -19,7 +19,7 @@ from gate.faces.action.main import main
 from tests.github_standin import ArtifactSpec, zip_bytes
 from tests.github_standin.events import pull_request_event, workflow_run_event
 from tests.github_standin.hub import Hub
-from tests.github_standin.model import App, CheckRun, Commit, Pull, Repo, WorkflowRun
+from tests.github_standin.model import App, CheckRun, Commit, Pull, Repo, Symlink, WorkflowRun
 from tests.github_standin.plugin import GITHUB_TOKEN
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -197,7 +197,7 @@ def add_baseline(hub: Hub, repo: Repo, path: str = ".github/workflows/ci.yml", *
 
 
 def scenario(hub: Hub, claim: str | None, *, body: str | None = None,
-             files: dict[str, str | None] | None = None, t0: datetime = T0,
+             files: Mapping[str, str | Symlink | None] | None = None, t0: datetime = T0,
              baseline: tuple[str, ...] = BASELINE_WORKFLOWS,
              base_files: dict[str, str] | None = None) -> Scenario:
     """A repository (app/parser.py and `base_files`) whose PR (by an agent) edits
@@ -207,7 +207,7 @@ def scenario(hub: Hub, claim: str | None, *, body: str | None = None,
                         pushed_at=t0 - timedelta(days=1))
     for path in baseline:
         add_baseline(hub, repo, path, at=t0 - timedelta(hours=3))
-    changed: dict[str, str | None] = {"app/parser.py": "x = 2\n", **(files or {})}
+    changed: dict[str, str | Symlink | None] = {"app/parser.py": "x = 2\n", **(files or {})}
     if claim is not None:
         changed[".claim.json"] = claim
     head = hub.add_commit(repo, changed, branch="copilot/fix-parser",

@@ -157,6 +157,7 @@ def test_a_rename_counts_for_both_paths(github_hub: Hub, tmp_path: Path) -> None
     rename = ChangedFile("app/new.py", "renamed", previous_filename="app/old.py")
     only_new = verified_scenario(github_hub, [edit(at=EARLIER), edit("m2", EARLIER, "app/new.py")])
     only_new.pull.files.append(rename)
+    only_new.head.files["app/new.py"] = b"x = 3\n"  # the listed file is at the head
     act(only_new, tmp_path)
     unmet = record_of(only_new)["verdict"]["unmet"]
     assert [(u["code"], u.get("x-path")) for u in unmet] == [("unclaimed_change", "app/old.py")]
@@ -165,6 +166,7 @@ def test_a_rename_counts_for_both_paths(github_hub: Hub, tmp_path: Path) -> None
 def test_a_rename_claimed_by_a_glob_is_covered(github_hub: Hub, tmp_path: Path) -> None:
     s = verified_scenario(github_hub, [edit(at=EARLIER, path="app/*")])
     s.pull.files.append(ChangedFile("app/new.py", "renamed", previous_filename="app/old.py"))
+    s.head.files["app/new.py"] = b"x = 3\n"  # the listed file is at the head
     result, _ = act(s, tmp_path)
     assert (result.code, s.check().conclusion) == (0, "success")
 
@@ -175,7 +177,8 @@ def test_githubs_3000_file_cap_fails_closed_only_when_the_list_is_short(
 ) -> None:
     s = verified_scenario(github_hub, [edit(at=EARLIER, path="*")])
     s.pull.files = [ChangedFile(".claim.json", "added")]  # listed first: the claim counts
-    s.pull.files += [ChangedFile(f"gen/f{i}.py", "added") for i in range(count - 1)]
+    # Data files: the reading of the change reads code only, so the cap alone is at issue.
+    s.pull.files += [ChangedFile(f"gen/f{i}.txt", "added") for i in range(count - 1)]
     result, _ = act(s, tmp_path)
     record = record_of(s)
     codes = [u["code"] for u in record["verdict"]["unmet"]]

@@ -21,6 +21,7 @@ SHAPERS = [
     ".gitlab-ci.yml", ".gitlab/ci/test.yml", "Jenkinsfile", "ci/Jenkinsfile",
     ".circleci/config.yml", ".buildkite/pipeline.yml", "azure-pipelines.yml",
     "bitbucket-pipelines.yml", ".travis.yml", ".drone.yml", ".woodpecker/test.yml",
+    "greenwash-1.0.dist-info/entry_points.txt", "src/greenwash.egg-info/entry_points.txt",
 ]
 #: Ordinary code and tests: not the chain (the gate judges those by the evidence).
 ORDINARY = ["app/parser.py", "tests/test_parser.py", "README.md", "src/index.ts",

@@ -12,6 +12,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+#: The kinds of reach a reading records (`ReachFinding.rule`), each a short stable id an owner
+#: can name in `evidence_chain.allow_reach`; docs/trust-model.md says what each one covers.
+REACH_RULES: tuple[str, ...] = (
+    "test-machinery",  # the test framework's internals: _pytest, hooks, report classes, pytest.exit
+    "import-system",  # sys.modules, sys.meta_path, sys.path_hooks, import hooks and loaders
+    "builtins",  # writes to builtins / __builtins__
+    "stdlib-patch",  # a lasting write to a standard-library module the run itself uses
+    "interpreter-hook",  # sys.settrace / setprofile / audit hooks / excepthook
+    "process-exit",  # atexit, os._exit, signal handlers, fork, exec: the end of the run
+    "results-path",  # report or evidence files (JUnit, the gate's records)
+    "site-packages",  # the installed packages, .pth files: trusted by path
+    "source-rewrite",  # writes to the repository's own source files (__file__)
+    "shadow-module",  # a top-level module that shadows the test framework or the standard library
+    "native-code",  # ctypes, cffi: memory and C functions, beyond what Python can see
+    "obfuscation",  # exec/eval, imports and attributes by computed name, marshal, code objects
+)
+
 
 @dataclass(frozen=True)
 class ReachFinding:

@@ -184,6 +184,10 @@ class JUnitFile:
     mismatches: tuple[SuiteMismatch, ...] = ()
     #: How repeated identities were counted: "separate" or "repeated-cases" (the policy's).
     reruns: str = "separate"
+    #: The claim-gate plugin's own judgement of its run, as written into the report
+    #: (`claim-gate.producer_modified`; None: the file does not carry it) and its findings.
+    plugin_modified: str | None = None
+    plugin_findings: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

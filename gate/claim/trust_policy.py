@@ -4,6 +4,8 @@
       paths: [...]             # globs; default DEFAULT_CHAIN below (replaces it)
       extra_paths: [...]       # globs added to `paths` (or to the default)
       allow_pr_changes: false  # true: evidence from a PR that edits them still counts
+      allow_reach:             # places the change reading may find that the owner accepts
+        - {path: "src/app/cleanup.py", rule: process-exit}   # path: a glob; rule: one id
     trusted_workflows: [.github/workflows/ci.yml]   # default: every workflow the PR left alone
     required_workflows: [.github/workflows/ci.yml]  # must report JUnit on every head (default:
                                # the workflows that produced JUnit on the base commit)
@@ -20,8 +22,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+from fnmatch import fnmatchcase
 from typing import Any
 
+from gate.claim.change_facts import REACH_RULES, ReachFinding
 from gate.claim.errors import InvalidInput
 from gate.claim.wording import listed
 
@@ -62,6 +66,9 @@ DEFAULT_CHAIN: tuple[str, ...] = (
     "karma.conf.*", "**/karma.conf.*", "playwright.config.*", "**/playwright.config.*",
     "cypress.config.*", "**/cypress.config.*", "phpunit.xml", "phpunit.xml.dist",
     "**/phpunit.xml", "**/phpunit.xml.dist",
+    # installed-package metadata committed to the repository: a `pytest11` entry point in a
+    # *.dist-info or *.egg-info on sys.path loads a plugin before the gate's own
+    "*.dist-info/**", "**/*.dist-info/**", "*.egg-info/**", "**/*.egg-info/**",
 )
 
 
@@ -72,9 +79,24 @@ class RemovedTests(StrEnum):
 
 
 @dataclass(frozen=True)
+class ReachAllowance:
+    """One place the owner accepts that the change reaches in (a project that registers its
+    own `atexit` handler): files matching `path` (fnmatch: `*` crosses `/`), for one rule."""
+
+    path: str
+    rule: str
+
+    def allows(self, finding: ReachFinding) -> bool:
+        return finding.rule == self.rule and fnmatchcase(finding.path, self.path)
+
+
+@dataclass(frozen=True)
 class TrustPolicy:
     chain: tuple[str, ...] = DEFAULT_CHAIN
     allow_pr_changes: bool = False
+    #: Findings of the change reading the owner allows (never a whole rule for every file
+    #: unless the owner writes `path: "**"`): shown on the check, not counted as reach.
+    allow_reach: tuple[ReachAllowance, ...] = ()
     trusted_workflows: tuple[str, ...] | None = None  # None: all the PR did not change
     removed_tests: RemovedTests = RemovedTests.UNVERIFIED
     deployment_creators: tuple[str, ...] = ()
@@ -92,6 +114,26 @@ def _strings(value: Any, source: str, where: str) -> tuple[str, ...]:
     return tuple(v.strip() for v in value)
 
 
+def _allowances(value: Any, source: str) -> tuple[ReachAllowance, ...]:
+    where = f"/{EVIDENCE_CHAIN}/allow_reach"
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise InvalidInput(source, None, f"{where} must be a list of {{path, rule}} mappings")
+    found = []
+    for index, entry in enumerate(value):
+        if not isinstance(entry, Mapping) or set(entry) != {"path", "rule"} \
+                or not all(isinstance(entry[k], str) and entry[k].strip() for k in entry):
+            raise InvalidInput(source, None, f"{where}/{index} must be a mapping of exactly"
+                               " `path` (a glob) and `rule` (a rule id)",
+                               'e.g. {path: "src/app/cleanup.py", rule: process-exit}')
+        if entry["rule"].strip() not in REACH_RULES:
+            raise InvalidInput(source, None, f"{where}/{index}/rule: {entry['rule']!r} is not a"
+                               f" rule of the change reading", "one of " + ", ".join(REACH_RULES))
+        found.append(ReachAllowance(entry["path"].strip(), entry["rule"].strip()))
+    return tuple(found)
+
+
 def parse_trust_policy(sections: Mapping[str, Any], source: str) -> TrustPolicy:
     """The trust sections of a policy (absent ones take their defaults)."""
     policy = TrustPolicy()
@@ -100,10 +142,11 @@ def parse_trust_policy(sections: Mapping[str, Any], source: str) -> TrustPolicy:
         if not isinstance(chain, Mapping):
             raise InvalidInput(source, None, f"/{EVIDENCE_CHAIN} must be a mapping",
                                "give `paths`, `extra_paths` and/or `allow_pr_changes`")
-        unknown = sorted(set(chain) - {"paths", "extra_paths", "allow_pr_changes"})
+        unknown = sorted(set(chain) - {"paths", "extra_paths", "allow_pr_changes", "allow_reach"})
         if unknown:
             raise InvalidInput(source, None, f"/{EVIDENCE_CHAIN}: unknown {listed('key', unknown)}",
-                               "the section accepts paths, extra_paths and allow_pr_changes")
+                               "the section accepts paths, extra_paths, allow_pr_changes and"
+                               " allow_reach")
         allow = chain.get("allow_pr_changes", False)
         if not isinstance(allow, bool):
             raise InvalidInput(source, None, f"/{EVIDENCE_CHAIN}/allow_pr_changes must be"
@@ -113,7 +156,8 @@ def parse_trust_policy(sections: Mapping[str, Any], source: str) -> TrustPolicy:
         base = DEFAULT_CHAIN if paths is None else _strings(
             paths, source, f"{EVIDENCE_CHAIN}/paths")
         added = () if extra is None else _strings(extra, source, f"{EVIDENCE_CHAIN}/extra_paths")
-        policy = TrustPolicy(chain=tuple(dict.fromkeys(base + added)), allow_pr_changes=allow)
+        policy = TrustPolicy(chain=tuple(dict.fromkeys(base + added)), allow_pr_changes=allow,
+                             allow_reach=_allowances(chain.get("allow_reach"), source))
     trusted = sections.get(TRUSTED_WORKFLOWS)
     removed = sections.get(REMOVED_TESTS, RemovedTests.UNVERIFIED.value)
     if not isinstance(removed, str) or removed not in set(RemovedTests):
@@ -131,6 +175,7 @@ def parse_trust_policy(sections: Mapping[str, Any], source: str) -> TrustPolicy:
     return TrustPolicy(
         chain=policy.chain,
         allow_pr_changes=policy.allow_pr_changes,
+        allow_reach=policy.allow_reach,
         trusted_workflows=None if trusted is None else _strings(
             trusted, source, TRUSTED_WORKFLOWS),
         removed_tests=RemovedTests(removed),

@@ -26,6 +26,7 @@ from gate.claim.wording import duration
 from gate.engine.agent_time import future_mutations, invalid_time_problem
 from gate.engine.binding import bind_to_subject, superseded
 from gate.engine.chain_parts import way_out
+from gate.engine.change_reach import judge_reach, reading_judgements
 from gate.engine.commit_order import ordered_after, skew_notes
 from gate.engine.completeness import item_problem
 from gate.engine.fail_to_pass import counted_fail_to_pass, fail_to_pass_judgements
@@ -174,6 +175,7 @@ def decide(claim: Claim, facts: Facts, policy: Policy, now: datetime) -> Verdict
         *claim_judgements(claim, facts, policy),
         *fail_to_pass_judgements(claim, facts, policy),
         *superseded(facts),
+        *reading_judgements(facts.change, items),
     ]
     if not any(j.supporting for j in judgements) and all(j.unmet is None for j in judgements):
         judgements.append(_NOTHING_OBSERVED)
@@ -184,13 +186,15 @@ def decide(claim: Claim, facts: Facts, policy: Policy, now: datetime) -> Verdict
 
 
 def _items(claim: Claim, facts: Facts, policy: Policy) -> tuple[EvidenceItem, ...]:
-    """The claim's own evidence first, then the observed items, CI ones judged for provenance,
-    each held against the decision's subject (`binding`)."""
+    """The claim's own evidence first, then the observed items, CI ones judged for provenance
+    and for the change's reach into the run that produced them, each held against the
+    decision's subject (`binding`)."""
     own = tuple(EvidenceItem(e, Origin.CLAIM, "claim") for e in claim.evidence)
     pull = facts.pull
     observed = tuple(
-        bind_to_subject(judge_provenance(item, pull, policy.trust)
-                        if pull is not None and item.producer is not None else item, facts)
+        bind_to_subject(judge_reach(judge_provenance(item, pull, policy.trust)
+                                    if pull is not None and item.producer is not None else item,
+                                    facts.change, policy.trust), facts)
         for item in facts.items
     )
     return own + tuple(bind_records_to_junit(observed))

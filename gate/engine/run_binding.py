@@ -6,6 +6,12 @@ of the same name is among the gate's JUnit reading with other bytes, one of the 
 rewritten after the run (a conftest's `pytest_unconfigure`, a later CI step): neither counts.
 A JUnit file of another name is another run and is judged on its own. A rule of the engine:
 the files' names and digests are what the JUnit item recorded (`x-junit.files`).
+
+One run, one verdict: when a record does not count (the plugin saw a patched internal, the run
+ended early, the tree was dirty), the JUnit file that run wrote (the same sha256) does not
+count either, for the same reason. And once the operator hands records on, a JUnit file the
+plugin marked as its run's (`claim-gate.producer_modified` among its properties) counts only
+together with a record of that run that counts: deleting the record leaves the report alone.
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ from gate.claim.facts import (
     EvidenceItem,
     Origin,
 )
-from gate.engine.test_counts import narrowed
+from gate.engine.test_counts import count_problem, narrowed
 
 
 def _file_name(path: str) -> str:
@@ -75,6 +81,57 @@ def _narrowed_run(
     return Disqualification(problem.code, f"{record.source} ran {path}: {problem.message}")
 
 
+def _same_run(record: EvidenceItem, files: Sequence[tuple[str, str]]) -> bool:
+    report = record.evidence.extensions.get(JUNIT_REPORT_FIELD)
+    sha256 = report.get("sha256") if isinstance(report, dict) else None
+    return isinstance(sha256, str) and any(s == sha256 for _, s in files)
+
+
+def _why_not(record: EvidenceItem) -> Disqualification | None:
+    """Why a record of a run does not count (its own disqualification, or its counts say the
+    run was incomplete), as the reason for the same run's JUnit file."""
+    why = record.disqualified
+    if why is None:
+        problem = count_problem(record.evidence)
+        why = None if problem is None else Disqualification(problem.code, problem.message)
+    if why is None:
+        return None
+    return Disqualification(why.code, f"it is the report of the same run as {record.source}"
+                                      f" (the same sha256), which does not count: {why.message}")
+
+
+def _plugin_files(item: EvidenceItem) -> list[str]:
+    """The files of a JUnit item the plugin marked as written by its own run."""
+    junit = item.evidence.extensions.get("x-junit")
+    files = junit.get("files") if isinstance(junit, dict) else None
+    return [str(f.get("path")) for f in files or [] if isinstance(f, dict)
+            and f.get("plugin_run") is True] if isinstance(files, list) else []
+
+
+def _one_run_one_verdict(items: Sequence[EvidenceItem],
+                         bound: list[EvidenceItem]) -> list[EvidenceItem]:
+    """A record that does not count takes the JUnit file of its run with it; with records
+    handed on, a plugin-marked JUnit file needs a counting record of its own run."""
+    records = [item for item in bound if item.origin is Origin.OPERATOR
+               and item.evidence.extensions.get(JUNIT_REPORT_FIELD) is not None]
+    for index, item in enumerate(items):
+        files = _read_files(item)
+        if not files or bound[index].disqualified is not None:
+            continue
+        mine = [r for r in records if _same_run(r, files)]
+        fallen = next((why for why in map(_why_not, mine) if why is not None), None)
+        if fallen is not None:
+            bound[index] = replace(bound[index], disqualified=fallen)
+        elif records and not mine and _plugin_files(item):
+            bound[index] = replace(bound[index], disqualified=Disqualification(
+                "unbound_report",
+                f"{', '.join(_plugin_files(item)[:3])} was written by a run of the claim-gate"
+                " plugin, but none of the records handed on is that run's (no record names"
+                " its sha256 in x-junit-report): a report counts only together with the"
+                " record of its own run"))
+    return bound
+
+
 def bind_records_to_junit(items: Sequence[EvidenceItem]) -> list[EvidenceItem]:
     """Each operator record and each JUnit reading, disqualified when a record and the JUnit
     file of its own run disagree, or when the record says the run was narrowed (a
@@ -96,4 +153,4 @@ def bind_records_to_junit(items: Sequence[EvidenceItem]) -> list[EvidenceItem]:
                 bound[index] = replace(bound[index], disqualified=found)
             if bound[junit_index].disqualified is None:
                 bound[junit_index] = replace(bound[junit_index], disqualified=found)
-    return bound
+    return _one_run_one_verdict(items, bound)

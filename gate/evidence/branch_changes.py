@@ -28,6 +28,8 @@ from gate.claim.model import CheckType
 from gate.claim.policy import Policy
 from gate.claim.wording import plural
 from gate.evidence.chain_files import chain_file_change, is_structured, unread
+from gate.evidence.change_reach import reading_note
+from gate.evidence.git_change_reading import read_git_change
 from gate.evidence.git_claim import path_in_repository
 from gate.evidence.git_diff import (
     DiffRange,
@@ -44,8 +46,9 @@ from gate.evidence.interface import Collected, Collector
 @dataclass(frozen=True)
 class BranchChanges:
     """`git diff BASE...HEAD` in `repo` as the engine's change observation: the paths for
-    the producer rule, and the file list (with the claim file, which needs no mutation of
-    its own) for the claim-matches-diff rule."""
+    the producer rule, the file list (with the claim file, which needs no mutation of its
+    own) for the claim-matches-diff rule, and the reading of the changed files at HEAD for
+    the reach rule (`gate/engine/change_reach.py`)."""
 
     repo: Path
     base: str
@@ -75,8 +78,10 @@ class BranchChanges:
         changed = replace(ChangedPaths.of([_as_file(c) for c in changes], None, source,
                                           () if claim_file is None else (claim_file,)),
                           base_tip=tip)
-        notes = (f"{source}: {plural(len(paths), 'path')} changed", _tip_note(tip))
-        return Collected(pull=observed, notes=notes, changed=changed)
+        reading = read_git_change(resolved, changes)
+        notes = (f"{source}: {plural(len(paths), 'path')} changed", _tip_note(tip),
+                 reading_note(reading, policy.trust))
+        return Collected(pull=observed, notes=notes, changed=changed, change=reading)
 
 
 def _tip_note(tip: BaseTip) -> str:

@@ -185,6 +185,15 @@ def _disqualification(
                 f" (claim-gate.tree_clean={file.tree_clean!r}): tests of uncommitted changes are"
                 " not about the committed code",
             )
+    for file in run.files:
+        if (file.plugin_modified or "false").strip().lower() != "false" or file.plugin_findings:
+            said = "; ".join(file.plugin_findings[:3]) or f"{file.plugin_modified!r}"
+            return Disqualification(
+                "producer_modified",
+                f"{file.path} says the claim-gate plugin saw its own run modified"
+                f" (claim-gate.producer_modified: {said}): the run that wrote it is the"
+                " agent's account, so no report of that run counts",
+            )
     visible = run.totals.failures + run.totals.errors
     for file in run.files if not visible else ():  # failures shown: it refutes as it is
         hiding = next((m for m in file.mismatches if m.hides_failures), None)
@@ -249,6 +258,7 @@ def _file_json(file: JUnitFile) -> dict[str, JSON]:
            if file.mismatches else {}),
         **({"commits": [list(pair) for pair in file.commits]} if file.commits else {}),
         **({"tree_clean": file.tree_clean} if file.tree_clean is not None else {}),
+        **({"plugin_run": True} if file.plugin_modified is not None else {}),
     }
 
 

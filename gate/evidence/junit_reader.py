@@ -84,6 +84,11 @@ MAX_MISMATCHES = 20
 #: Properties naming the commit a run tested (the pytest plugin writes the first).
 COMMIT_PROPERTIES = ("claim-gate.commit", "git.commit", "vcs.revision")
 TREE_CLEAN_PROPERTY = "claim-gate.tree_clean"
+#: The plugin's judgement of its own run (`inventory_properties`): a run it saw modified
+#: never counts, whichever file reports it.
+PLUGIN_MODIFIED_PROPERTY = "claim-gate.producer_modified"
+PLUGIN_FINDING_PROPERTY = "claim-gate.finding"
+_MAX_PLUGIN_FINDINGS = 20
 #: Written by claim-gate's pytest plugin: when the session started, with a zone.
 STARTED_AT_PROPERTY = "claim-gate.started_at"
 #: `claim-gate.tree_clean` values that say the tree was clean; any other stated value (false,
@@ -371,6 +376,8 @@ class _Counter:
         self.commits: dict[tuple[str, str], None] = {}
         self.tree_clean: str | None = None
         self.base_code: dict[str, None] = {}  # claim-gate.base_code values (a set, in order)
+        self.plugin_modified: str | None = None
+        self.plugin_findings: list[str] = []
         self.coded = 0  # quiet attempts stored with a skipped/flaky flag
         #: <testcase> elements judged by `case` (the inline ones are counted by the loop),
         #: and failing elements (including suite-level ones), for the attribute check.
@@ -613,6 +620,12 @@ class _Counter:
             self.tree_clean is None or value.lower() not in CLEAN
         ):
             self.tree_clean = value  # shards merged into one file: any dirty one decides
+        elif name == PLUGIN_MODIFIED_PROPERTY and (
+            self.plugin_modified is None or value.lower() != "false"
+        ):
+            self.plugin_modified = value  # any shard the plugin saw modified decides
+        elif name == PLUGIN_FINDING_PROPERTY and len(self.plugin_findings) < _MAX_PLUGIN_FINDINGS:
+            self.plugin_findings.append(value[:200])
 
     # -- the end ----------------------------------------------------------------------
     def totals(self) -> tuple[Totals, list[FailingTest]]:
@@ -810,6 +823,8 @@ def read_junit_file(
         commits=tuple(counter.commits),
         tree_clean=counter.tree_clean,
         base_code=tuple(counter.base_code),
+        plugin_modified=counter.plugin_modified,
+        plugin_findings=tuple(counter.plugin_findings),
         identities=counter.identities,
         identities_complete=counter.identities_complete,
         mismatches=tuple(counter.mismatches),

@@ -53,6 +53,14 @@ def base_code_properties(rootpath: Path, tree: TreeState) -> tuple[tuple[str, st
     return () if value is None else ((BASE_CODE_PROPERTY, value),)
 
 
+def tree_state(tree: TreeState) -> str:
+    """The session's commit and tree, as the terminal summary says them."""
+    if not tree.commit:
+        return f"commit unknown ({tree.problem})"
+    clean = {True: "clean", False: "DIRTY", None: "not checked"}[tree.clean]
+    return f"commit {tree.commit[:12]} ({tree.source}), tree {clean}"
+
+
 def write_atomically(path: Path, text: str) -> None:
     """A reader never sees half a record: write beside the target, then rename over it."""
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -83,6 +83,7 @@ class _Recorder:
             watch.observe(config.pluginmanager, "configure")
         self._watch = watch
         self._inventory: dict[str, Any] | None = None
+        self._ended_early = False
         self._config = config
         self._path = path
         self._started = started
@@ -134,6 +135,12 @@ class _Recorder:
         # After every test: a patch a test module made and undid still shows.
         self._watch.observe(self._config.pluginmanager, "run")
 
+    def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
+        # pytest.exit() ends here as Ctrl-C does: the session stopped before every test ran,
+        # whatever `returncode` it asked for, so the record says interrupted (exit status 2).
+        del excinfo
+        self._ended_early = True
+
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
             self._tally.add_collection_error(report.nodeid)
@@ -153,7 +160,7 @@ class _Recorder:
         )
         self._add_junit_properties(inventory_properties(self._inventory))
         result = yield
-        self._write_record(int(exitstatus))
+        self._write_record(2 if self._ended_early else int(exitstatus))
         return result
 
     def _write_record(self, exitstatus: int) -> None:
@@ -185,14 +192,8 @@ class _Recorder:
         except OSError as exc:
             self._message = f"claim-gate: could not write evidence to {self._path}: {exc}"
             return
-        tree = self._tree
-        state = (
-            f"commit {tree.commit[:12]} ({tree.source}), tree "
-            + {True: "clean", False: "DIRTY", None: "not checked"}[tree.clean]
-            if tree.commit
-            else f"commit unknown ({tree.problem})"
-        )
-        self._message = f"claim-gate: evidence written to {self._path}: {state}"
+        self._message = (f"claim-gate: evidence written to {self._path}:"
+                         f" {plugin_session.tree_state(self._tree)}")
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         if self._message:

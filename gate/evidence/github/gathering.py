@@ -36,6 +36,7 @@ from gate.claim.policy import Policy
 from gate.claim.subject import Binding, Subject
 from gate.claim.trust_policy import TrustPolicy
 from gate.evidence.chain_files import chain_file_change, is_structured, unread
+from gate.evidence.change_reach import reading_note
 from gate.evidence.github.api import GitHubApi
 from gate.evidence.github.arrival import head_arrival
 from gate.evidence.github.baseline import (
@@ -44,6 +45,7 @@ from gate.evidence.github.baseline import (
     compare_test_sets,
     read_base_commit,
 )
+from gate.evidence.github.change_reading import read_pull_change
 from gate.evidence.github.ci_evidence import collect_ci_evidence
 from gate.evidence.github.deployments import deployment_evidence
 from gate.evidence.interface import Collected
@@ -233,9 +235,13 @@ class PullEvidence:
         requested = required_tests(policy, loaded.claim, loaded.source)
         sources = replace(self.sources, junit=policy.junit)
         found = gather(self.api, self.pull, loaded.claim, requested, sources)
+        reading = None if self.pull.changed is None else read_pull_change(
+            self.api, self.pull.changed, self.pull.pull.head_sha)
+        notes = found.notes if reading is None else (
+            *found.notes, reading_note(reading, policy.trust))
         return Collected(
             items=found.facts.items, pull=found.facts.pull, test_sets=found.facts.test_sets,
-            notes=found.notes, links=found.links, failing=found.failing, inputs=found.inputs,
+            notes=notes, links=found.links, failing=found.failing, inputs=found.inputs,
             ci=found.facts.ci,
-            changed=self.pull.changed,
+            changed=self.pull.changed, change=reading,
         )

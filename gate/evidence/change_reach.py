@@ -1,0 +1,127 @@
+"""The reading of the change: every added or modified file, read for reach into the test
+machinery or the process, with the limits stated and what could not be read recorded.
+
+The files come from a source the agent cannot shape (git at the head commit, GitHub's
+contents API at the head SHA): `fetch` is that source, and this module only reads what it
+returns. Python is read by `ast` (`reach_python`), JavaScript and TypeScript by token patterns
+(`reach_js`); files in other languages are not read (docs/trust-model.md says so), but every
+changed path is still checked for a `.pth` start-up file and for a top-level module that
+shadows the test framework or the standard library. Past a limit the rest is recorded as
+unread, so the reading is incomplete and the engine's rule makes the claim unverified.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from gate.claim.change_facts import ChangeReading, ReachFinding, UnreadChange
+from gate.claim.trust_policy import TrustPolicy
+from gate.claim.wording import plural
+from gate.evidence.reach_js import read_javascript
+from gate.evidence.reach_names import FRAMEWORK_ROOTS, STDLIB
+from gate.evidence.reach_python import read_python
+
+#: At most this many files are read in one change; the rest make the reading incomplete.
+MAX_FILES = 1000
+#: A file larger than this is not read (generated or vendored code is rarely this large).
+MAX_FILE_BYTES = 1_048_576
+#: All files read together stay under this.
+MAX_TOTAL_BYTES = 33_554_432
+PYTHON_SUFFIXES = (".py", ".pyw")
+SCRIPT_SUFFIXES = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")
+#: Top-level names that would shadow the framework or the standard library from the
+#: repository root (`python -m pytest` puts it first on sys.path). `test` is the stdlib's
+#: own regression suite and an ordinary name for a project's tests directory.
+_SHADOWED = (FRAMEWORK_ROOTS | {"pytest"} | STDLIB) - {"test", "__future__"}
+
+
+class UnreadableFile(Exception):  # noqa: N818 - named for what it records
+    """The source could not give a file's bytes; the message says why."""
+
+
+@dataclass(frozen=True)
+class _Budget:
+    files: int = 0
+    total: int = 0
+
+
+def readable(path: str) -> bool:
+    """Whether the reading reads this file's content (Python, JavaScript, TypeScript)."""
+    return path.endswith(PYTHON_SUFFIXES + SCRIPT_SUFFIXES)
+
+
+def read_change(source: str, paths: Iterable[str], fetch: Callable[[str], bytes]) -> ChangeReading:
+    """Read each added or modified path through `fetch` (which raises UnreadableFile)."""
+    findings: list[ReachFinding] = []
+    unread: list[UnreadChange] = []
+    budget = _Budget()
+    for path in sorted(set(paths)):
+        findings += path_findings(path)
+        if not readable(path):
+            continue
+        if budget.files >= MAX_FILES:
+            unread.append(UnreadChange(path, f"over the reading's limit of"
+                                             f" {plural(MAX_FILES, 'file')}"))
+            continue
+        found, problem, size = _read_one(path, fetch, MAX_TOTAL_BYTES - budget.total)
+        budget = _Budget(budget.files + 1, budget.total + size)
+        findings += found
+        if problem is not None:
+            unread.append(UnreadChange(path, problem))
+    return ChangeReading(source, tuple(findings), tuple(unread), budget.files)
+
+
+def _read_one(path: str, fetch: Callable[[str], bytes],
+              room: int) -> tuple[tuple[ReachFinding, ...], str | None, int]:
+    try:
+        data = fetch(path)
+    except UnreadableFile as exc:
+        return (), str(exc), 0
+    if len(data) > MAX_FILE_BYTES:
+        return (), f"{plural(len(data), 'byte')}, over the limit of" \
+                   f" {plural(MAX_FILE_BYTES, 'byte')} a file", 0
+    if len(data) > room:
+        return (), f"over the reading's limit of {plural(MAX_TOTAL_BYTES, 'byte')} in all", 0
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return (), f"not UTF-8 text (byte {exc.start})", len(data)
+    if path.endswith(SCRIPT_SUFFIXES):
+        return read_javascript(path, text), None, len(data)
+    try:
+        return read_python(path, text), None, len(data)
+    except (SyntaxError, ValueError) as exc:
+        line = getattr(exc, "lineno", None)
+        where = f" at line {line}" if line else ""
+        return (), f"does not parse as Python{where}: {getattr(exc, 'msg', exc)}", len(data)
+
+
+def path_findings(path: str) -> tuple[ReachFinding, ...]:
+    """What a changed path reaches by its name alone."""
+    if path.endswith(".pth"):
+        return (ReachFinding(path, 0, "site-packages",
+                             "a .pth file: its import lines run at interpreter start-up"),)
+    top, _, rest = path.partition("/")
+    name = top.removesuffix(".py") if not rest else top
+    shadows = (not rest and top.endswith(".py")) or rest == "__init__.py"
+    if shadows and name in _SHADOWED:
+        return (ReachFinding(path, 0, "shadow-module",
+                             f"a top-level {name!r} that shadows the installed module"),)
+    return ()
+
+
+def reading_note(reading: ChangeReading, trust: TrustPolicy) -> str:
+    """What was read, for the check: how many files, how many places reach in, and which of
+    them the owner allows (`evidence_chain.allow_reach`), so an allowance is never silent."""
+    allowed = [f for f in reading.findings if any(a.allows(f) for a in trust.allow_reach)]
+    note = (f"change reading ({reading.source}): {plural(reading.files_read, 'file')} read,"
+            f" {plural(len(reading.findings), 'place')} reaching into the test run")
+    if allowed:
+        shown = "; ".join(f"{f.where()} {f.reached} ({f.rule})" for f in allowed[:5])
+        more = f"; and {len(allowed) - 5} more" if len(allowed) > 5 else ""
+        note += f", {len(allowed)} of them allowed by the owner's evidence_chain.allow_reach:" \
+                f" {shown}{more}"
+    if reading.unread:
+        note += f", {plural(len(reading.unread), 'file')} not read"
+    return note

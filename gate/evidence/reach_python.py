@@ -1,0 +1,393 @@
+"""Read one Python file of the change for reach into the test machinery or the process.
+
+Text in, findings out (no I/O): the file is parsed with `ast`, never imported or run. Names
+are resolved through every alias first (`gate/evidence/reach_fold.py`), then each import,
+attribute, subscript, call and string constant is held against the tables in
+`gate/evidence/reach_names.py`. A test file is read like any other (a new test module is code
+that runs in the session); what a test may do is decided by *how* it writes: through the
+`monkeypatch` fixture or `mock.patch` (undone after the test) a write to the code under test,
+to builtins or to the standard library is ordinary, while the test machinery, the import
+system and the process are reached whichever way they are written.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from gate.claim.change_facts import ReachFinding
+from gate.evidence.reach_fold import Bindings, bindings_of
+from gate.evidence.reach_names import (
+    HOOK_PREFIXES,
+    NAMESPACE_ATTRIBUTES,
+    STDLIB,
+    TELLING_ATTRIBUTES,
+    Access,
+    Reach,
+    classify,
+    module_key_reaches,
+    telling,
+)
+
+#: Modules whose namespace read by a computed name is a way to reach the machinery.
+_GUARDED_MODULES = frozenset({"sys", "builtins", "importlib", "os", "gc", "atexit", "signal",
+                              "pytest", "unittest", "ctypes", "types"})
+_ATTRIBUTE_BUILTINS = frozenset({"builtins.getattr", "builtins.setattr", "builtins.delattr",
+                                 "builtins.hasattr"})
+_FIXTURE_NAMES = frozenset({"monkeypatch", "mocker"})
+_PATCHERS = frozenset({"setattr", "delattr", "setitem", "delitem", "object", "dict", "patch",
+                       "multiple"})
+_MOCK_ROOTS = ("unittest.mock.", "mock.")
+_MODULES_METHODS = frozenset({"update", "setdefault", "pop", "popitem", "clear", "__setitem__",
+                              "__delitem__"})
+_READERS = frozenset({f"builtins.{name}" for name in (
+    "list", "tuple", "set", "frozenset", "sorted", "len", "iter", "dict", "enumerate",
+    "reversed", "any", "all", "isinstance", "id", "repr", "str", "print", "hasattr", "type")})
+_FILE_WRITERS = frozenset({"write_text", "write_bytes", "unlink", "rename", "replace", "touch",
+                           "chmod", "symlink_to", "hardlink_to"})
+_FILE_FUNCTIONS = frozenset({"os.remove", "os.unlink", "os.rename", "os.replace", "os.open",
+                             "os.truncate", "shutil.copy", "shutil.copy2", "shutil.copyfile",
+                             "shutil.move", "shutil.rmtree"})
+
+
+def read_python(path: str, text: str) -> tuple[ReachFinding, ...]:
+    """Every reach in one file; SyntaxError when it does not parse (the caller records the
+    file as unread: a file the gate cannot read is never a file with nothing in it)."""
+    tree = ast.parse(text, filename=path)
+    reader = _Reader(path, bindings_of(tree))
+    for parent in ast.walk(tree):
+        for child in ast.iter_child_nodes(parent):
+            reader.parents[child] = parent
+    reader.visit(tree)
+    return tuple(reader.findings.values())
+
+
+class _Reader(ast.NodeVisitor):
+    def __init__(self, path: str, bindings: Bindings) -> None:
+        self.path = path
+        self.names = bindings
+        self.findings: dict[tuple[int, str], ReachFinding] = {}
+        self.params: list[frozenset[str]] = []
+        self.parents: dict[ast.AST, ast.AST] = {}
+
+    def add(self, node: ast.AST, reach: Reach | None) -> None:
+        if reach is not None:
+            line = getattr(node, "lineno", 0)
+            self.findings.setdefault((line, reach.rule),
+                                     ReachFinding(self.path, line, reach.rule, reach.reached))
+
+    # -- statements ------------------------------------------------------------------------
+
+    def visit_Import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            self.add(node, classify(alias.name, Access.READ))
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        if node.level or not node.module:
+            return  # the project's own modules
+        self.add(node, classify(node.module, Access.READ))
+        for alias in node.names:
+            self.add(node, classify(f"{node.module}.{alias.name}", Access.READ))
+
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        if node.name.startswith(HOOK_PREFIXES):
+            self.add(node, Reach("test-machinery", f"the pytest hook {node.name}()"))
+        arguments = node.args.posonlyargs + node.args.args + node.args.kwonlyargs
+        self.params.append(frozenset(a.arg for a in arguments))
+        self.generic_visit(node)
+        self.params.pop()
+
+    visit_AsyncFunctionDef = visit_FunctionDef  # noqa: N815 - the name ast.NodeVisitor calls
+
+    def visit_Expr(self, node: ast.Expr) -> None:
+        if not (isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)):
+            self.generic_visit(node)  # a bare string is a docstring: prose, not code
+
+    # -- expressions -----------------------------------------------------------------------
+
+    def visit_Name(self, node: ast.Name) -> None:
+        if node.id == "__builtins__":
+            self.add(node, Reach("builtins", "__builtins__"))
+        elif node.id == "pytest_plugins" and isinstance(node.ctx, ast.Store):
+            self.add(node, Reach("test-machinery", "pytest_plugins (loads plugins)"))
+        dotted = self.names.resolve(node)
+        if dotted is not None:  # binding a name is never a write to what it was bound to
+            self.add(node, classify(dotted, Access.READ))
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        access = _access(node.ctx)
+        if access is Access.WRITE and _root_name(node) in self.names.shadowed:
+            access = Access.READ  # `io = StringIO(); io.read = f` is not a write to io
+        dotted = self.names.resolve(node)
+        if dotted is not None:
+            self.add(node, classify(dotted, access))
+        self.add(node, self._attribute_name(node, access))
+        self.generic_visit(node)
+
+    def _attribute_name(self, node: ast.Attribute, access: Access) -> Reach | None:
+        if node.attr in NAMESPACE_ATTRIBUTES and self._written_through(node):
+            return Reach("obfuscation", f".{node.attr} written")
+        if node.attr in TELLING_ATTRIBUTES:
+            return Reach(TELLING_ATTRIBUTES[node.attr], f".{node.attr}")
+        if node.attr == "__dict__" and self.names.resolve(node.value):
+            return Reach("obfuscation", f"{self.names.resolve(node.value)}.__dict__")
+        if node.attr.startswith(HOOK_PREFIXES):
+            return Reach("test-machinery", f".{node.attr}")
+        if node.attr == "__code__" and access is not Access.READ:
+            return Reach("obfuscation", "a function's __code__ replaced")
+        return None
+
+    def _written_through(self, node: ast.AST) -> bool:
+        """Whether a namespace is written through this expression: assigned to, stored into
+        by subscript, or changed by a method; `.get(...)` and `[...]` reads are ordinary."""
+        parent = self.parents.get(node)
+        if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load):
+            return True
+        while isinstance(parent, ast.IfExp | ast.BoolOp):  # `a.f_globals if a else None`
+            node, parent = parent, self.parents.get(parent)
+        if isinstance(parent, ast.Subscript) and parent.value is node:
+            return not isinstance(parent.ctx, ast.Load)
+        if isinstance(parent, ast.Attribute) and parent.value is node:
+            return parent.attr in ("update", "setdefault", "__setitem__", "pop", "clear",
+                                   "__delitem__", "popitem")
+        return not isinstance(parent, ast.Compare | ast.Call | ast.Assign | ast.AnnAssign
+                              | ast.Return | ast.keyword)
+
+    def visit_Subscript(self, node: ast.Subscript) -> None:
+        base = self.names.resolve(node.value)
+        if base == "sys.modules" and not isinstance(node.ctx, ast.Load):
+            self.add(node, self._modules_key(node.slice))
+        elif _is_globals(node.value) and not isinstance(node.ctx, ast.Load) \
+                and self.names.fold(node.slice) is None:
+            self.add(node, Reach("obfuscation", "globals()[<computed name>] written"))
+        self.generic_visit(node)
+
+    def visit_Constant(self, node: ast.Constant) -> None:
+        text = self.names.fold(node)
+        if text is not None:
+            self.add(node, telling(text))
+
+    def visit_BinOp(self, node: ast.BinOp) -> None:
+        self._folded(node)
+        self.generic_visit(node)
+
+    def visit_JoinedStr(self, node: ast.JoinedStr) -> None:
+        self._folded(node)
+        self.generic_visit(node)
+
+    def _folded(self, node: ast.AST) -> None:
+        text = self.names.fold(node)
+        if text is not None:
+            self.add(node, telling(text))
+
+    def visit_Call(self, node: ast.Call) -> None:
+        for reach in self._call(node):
+            self.add(node, reach)
+        self._folded(node)
+        self.generic_visit(node)
+
+    def _call(self, node: ast.Call) -> Iterator[Reach]:
+        func = self.names.resolve(node.func)
+        if func in ("builtins.__import__", "importlib.import_module", "importlib.__import__"):
+            yield from self._import_call(node, func)
+        elif func in _ATTRIBUTE_BUILTINS:
+            yield from self._attribute_call(node, func)
+        elif func == "builtins.vars" and node.args and self.names.resolve(node.args[0]):
+            yield Reach("obfuscation", f"vars({self.names.resolve(node.args[0])})")
+        elif isinstance(node.func, ast.Attribute) and _is_globals(node.func.value) \
+                and node.func.attr in ("update", "__setitem__", "setdefault"):
+            yield Reach("obfuscation", f"globals().{node.func.attr}()")
+        elif _patcher(node.func, func):
+            yield from self._patch_call(node, func)
+        elif isinstance(node.func, ast.Attribute) and node.func.attr in _MODULES_METHODS \
+                and self.names.resolve(node.func.value) == "sys.modules":
+            yield from self._modules_method(node)
+        else:
+            yield from self._handed_over(node)
+        yield from self._file_write(node, func)
+
+    def _import_call(self, node: ast.Call, func: str) -> Iterator[Reach]:
+        first = node.args[0] if node.args else None
+        if isinstance(first, ast.Name) and first.id in self.names.choices:
+            for choice in self.names.choices[first.id]:  # for lib in ("a", "b"): import_module
+                found = classify(choice, Access.READ)
+                yield from (found,) if found else ()
+            return
+        name = self.names.fold(first) if first is not None else None
+        if name is None:
+            yield Reach("obfuscation", f"{func.removeprefix('builtins.')}(<computed name>)")
+        else:
+            found = classify(name, Access.READ)
+            if found is not None:
+                yield found
+
+    def _attribute_call(self, node: ast.Call, func: str) -> Iterator[Reach]:
+        if len(node.args) < 2:
+            return
+        base, name = self.names.resolve(node.args[0]), self.names.fold(node.args[1])
+        access = Access.READ if func in ("builtins.getattr", "builtins.hasattr") \
+            or _root_name(node.args[0]) in self.names.shadowed else Access.WRITE
+        short = func.removeprefix("builtins.")
+        if name is None:
+            guarded = base is not None and (base in _GUARDED_MODULES or (
+                access is Access.WRITE and base.split(".")[0] in STDLIB | {"pytest"}))
+            if guarded:
+                yield Reach("obfuscation", f"{short}({base}, <computed name>)")
+            return
+        if name in NAMESPACE_ATTRIBUTES:
+            yield Reach("obfuscation", f"{short}(..., {name!r})")
+        if base is not None:
+            found = classify(f"{base}.{name}", access)
+            if found is not None:
+                yield found
+
+    def _patch_call(self, node: ast.Call, func: str | None) -> Iterator[Reach]:
+        access = Access.FIXTURE if self._restored(node.func, func) else Access.WRITE
+        if not node.args:
+            return
+        if _root_name(node.args[0]) in self.names.shadowed:
+            access = Access.READ
+        first = node.args[0]
+        target = self.names.fold(first)
+        if target is not None and "." in target:  # monkeypatch.setattr("a.b.c", value)
+            found = classify(target, access)
+            yield from (found,) if found else ()
+            if target == "sys.modules":
+                yield from self._mapping_keys(node.args[1:], access)
+            return
+        base = self.names.resolve(first)
+        if base == "sys.modules":
+            yield from self._mapping_keys(node.args[1:], access)
+            return
+        name = self.names.fold(node.args[1]) if len(node.args) > 1 else None
+        if base in _GUARDED_MODULES and name is None and len(node.args) > 1:
+            yield Reach("obfuscation", f"a patch of {base} by a computed name")
+        elif base is not None and name is not None:
+            found = classify(f"{base}.{name}", access)
+            yield from (found,) if found else ()
+
+    def _restored(self, func_node: ast.AST, func: str | None) -> bool:
+        """Through the `monkeypatch` fixture (a parameter of an enclosing function) or
+        `mock.patch`: the write is undone after the test."""
+        if func is not None and func.startswith(_MOCK_ROOTS):
+            return True
+        receiver = func_node.value if isinstance(func_node, ast.Attribute) else None
+        while isinstance(receiver, ast.Attribute):
+            receiver = receiver.value
+        if not isinstance(receiver, ast.Name):
+            return False
+        return receiver.id in self.names.fixtures or (receiver.id in _FIXTURE_NAMES and any(
+            receiver.id in scope for scope in self.params))
+
+    def _mapping_keys(self, rest: list[ast.expr],
+                      access: Access = Access.WRITE) -> Iterator[Reach]:
+        if not rest:
+            yield Reach("import-system", "sys.modules written")
+            return
+        values = rest[0]
+        if isinstance(values, ast.Dict):
+            keys: list[ast.expr | None] = list(values.keys)
+        else:
+            keys = [values]
+        for key in keys:
+            found = Reach("import-system", "sys.modules updated from a computed mapping") \
+                if key is None else self._modules_key(key, access)
+            if found is not None:
+                yield found
+
+    def _modules_method(self, node: ast.Call) -> Iterator[Reach]:
+        attr = node.func.attr if isinstance(node.func, ast.Attribute) else ""
+        if attr in ("update",):
+            yield from self._mapping_keys(list(node.args))
+        elif attr in ("popitem", "clear") or not node.args:
+            yield Reach("import-system", f"sys.modules.{attr}()")
+        else:
+            found = self._modules_key(node.args[0])
+            yield from (found,) if found else ()
+
+    def _modules_key(self, key: ast.AST, access: Access = Access.WRITE) -> Reach | None:
+        text = self.names.fold(key)
+        if text is None:
+            if isinstance(key, ast.Name) and key.id == "__name__":
+                return None  # a module replacing its own entry (a lazy module)
+            prefix = _prefix(key)
+            if "." in prefix:  # f"requests.packages.{name}": the package is known
+                return module_key_reaches(prefix.split(".", 1)[0], access)
+            return Reach("import-system", "sys.modules[<computed name>] written")
+        return module_key_reaches(text, access)
+
+    def _handed_over(self, node: ast.Call) -> Iterator[Reach]:
+        """`operator.setitem(sys.modules, ...)`, `helper(sys, name)`: the guarded modules
+        handed to other code, which can then write them by any name (`list(sys.modules)`
+        only reads)."""
+        if self.names.resolve(node.func) in _READERS:
+            return
+        for argument in node.args:
+            dotted = self.names.resolve(argument)
+            if dotted == "sys.modules":
+                yield Reach("import-system", "sys.modules handed to other code")
+            elif dotted in _GUARDED_MODULES - {"os", "types", "pytest", "unittest"} \
+                    and isinstance(argument, ast.Name):
+                yield Reach("obfuscation", f"the module {dotted} handed to other code")
+
+    def _file_write(self, node: ast.Call, func: str | None) -> Iterator[Reach]:
+        writer = func in _FILE_FUNCTIONS or (
+            isinstance(node.func, ast.Attribute) and node.func.attr in _FILE_WRITERS)
+        if func in ("builtins.open", "io.open", "pathlib.Path.open") or (
+                isinstance(node.func, ast.Attribute) and node.func.attr == "open"):
+            writer = self._write_mode(node)
+        if writer and _mentions_own_file(node):
+            yield Reach("source-rewrite", "writes a file found from __file__")
+
+    def _write_mode(self, node: ast.Call) -> bool:
+        mode: ast.AST | None = None
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "open" \
+                and not isinstance(node.func.value, ast.Name | ast.Attribute):
+            mode = node.args[0] if node.args else None  # Path(...).open("w")
+        elif len(node.args) > 1:
+            mode = node.args[1]
+        mode = next((k.value for k in node.keywords if k.arg == "mode"), mode)
+        text = self.names.fold(mode) if mode is not None else "r"
+        return text is None or any(flag in text for flag in "wax+")
+
+
+def _prefix(node: ast.AST) -> str:
+    """The constant start of a string built at run time (`f"pkg.{x}"`, `"pkg." + x`)."""
+    if isinstance(node, ast.JoinedStr) and node.values \
+            and isinstance(node.values[0], ast.Constant):
+        return str(node.values[0].value)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _prefix(node.left)
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    return ""
+
+
+def _root_name(node: ast.AST) -> str | None:
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _access(ctx: ast.expr_context) -> Access:
+    return Access.READ if isinstance(ctx, ast.Load) else Access.WRITE
+
+
+def _is_globals(node: ast.AST) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+        and node.func.id == "globals"
+
+
+def _patcher(func_node: ast.AST, func: str | None) -> bool:
+    if func is not None and func.startswith(_MOCK_ROOTS):
+        return func.rsplit(".", 1)[-1] in _PATCHERS
+    return isinstance(func_node, ast.Attribute) and func_node.attr in _PATCHERS \
+        and func_node.attr != "dict"
+
+
+def _mentions_own_file(node: ast.AST) -> bool:
+    return any(
+        (isinstance(n, ast.Name) and n.id == "__file__")
+        or (isinstance(n, ast.Attribute) and n.attr == "__file__")
+        for n in ast.walk(node)
+    )
