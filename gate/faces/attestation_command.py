@@ -1,14 +1,7 @@
 """`claim-gate attestation verify`: may this commit be deployed on the gate's word?
 
-A deploy job holds a file the gate wrote (`verify --attestation`): a DSSE envelope signed with
-the operator's key, or a bare in-toto statement. It passes (exit 0) only when every check holds:
-the signature with the key given (a bare statement only with --allow-unsigned), a subject that
-is exactly this commit, a VSA whose result is PASSED, the policy digest when one is required,
-and a decision time neither older than --max-age nor in the future (beyond a small skew).
-Every failing check is named on stderr, not just the first. Exit codes: 0 supports the deploy;
-1 does not (unsigned, bad signature, other commit, FAILED, wrong policy, expired); 3 unusable
-input (not JSON, a malformed envelope or statement, a bad key file, an envelope and no --key).
-2 ("refuted") is not used: an attestation is never evidence against a claim.
+What it checks and its exit codes are its `--help` text, `DESCRIPTION` in
+gate/faces/attestation_check_arguments.py (one place, so the two cannot drift).
 """
 
 from __future__ import annotations
