@@ -153,32 +153,34 @@ def test_a_claimed_file_the_pr_does_not_change_is_named(github_hub: Hub, tmp_pat
     assert "'app/ghost.py'" in unmet["message"]
 
 
+#: A rename as GitHub's comparison of the two trees shows it: app/old.py's bytes at app/new.py.
+RENAME = {"base_files": {"app/old.py": "x = 3\n"}, "files": {"app/old.py": None,
+                                                              "app/new.py": "x = 3\n"}}
+
+
 def test_a_rename_counts_for_both_paths(github_hub: Hub, tmp_path: Path) -> None:
-    rename = ChangedFile("app/new.py", "renamed", previous_filename="app/old.py")
-    only_new = verified_scenario(github_hub, [edit(at=EARLIER), edit("m2", EARLIER, "app/new.py")])
-    only_new.pull.files.append(rename)
-    only_new.head.files["app/new.py"] = b"x = 3\n"  # the listed file is at the head
+    only_new = verified_scenario(github_hub, [edit(at=EARLIER), edit("m2", EARLIER, "app/new.py")],
+                                 **RENAME)
     act(only_new, tmp_path)
     unmet = record_of(only_new)["verdict"]["unmet"]
     assert [(u["code"], u.get("x-path")) for u in unmet] == [("unclaimed_change", "app/old.py")]
 
 
 def test_a_rename_claimed_by_a_glob_is_covered(github_hub: Hub, tmp_path: Path) -> None:
-    s = verified_scenario(github_hub, [edit(at=EARLIER, path="app/*")])
-    s.pull.files.append(ChangedFile("app/new.py", "renamed", previous_filename="app/old.py"))
-    s.head.files["app/new.py"] = b"x = 3\n"  # the listed file is at the head
+    s = verified_scenario(github_hub, [edit(at=EARLIER, path="app/*")], **RENAME)
     result, _ = act(s, tmp_path)
     assert (result.code, s.check().conclusion) == (0, "success")
 
 
-@pytest.mark.parametrize(("count", "complete"), [(3000, True), (3001, False)])
-def test_githubs_3000_file_cap_fails_closed_only_when_the_list_is_short(
-    github_hub: Hub, tmp_path: Path, count: int, complete: bool
+@pytest.mark.parametrize(("extra", "complete"), [(297, True), (298, False)])
+def test_githubs_comparison_cap_fails_closed_only_when_the_list_is_cut_short(
+    github_hub: Hub, tmp_path: Path, extra: int, complete: bool
 ) -> None:
-    s = verified_scenario(github_hub, [edit(at=EARLIER, path="*")])
-    s.pull.files = [ChangedFile(".claim.json", "added")]  # listed first: the claim counts
+    """The change is read by SHA (compare), whose one page lists at most 300 files: 299
+    (app/parser.py, the claim and 297 more) is the whole change, 300 may not be."""
     # Data files: the reading of the change reads code only, so the cap alone is at issue.
-    s.pull.files += [ChangedFile(f"gen/f{i}.txt", "added") for i in range(count - 1)]
+    s = verified_scenario(github_hub, [edit(at=EARLIER, path="*")],
+                          files={f"gen/f{i}.txt": "x\n" for i in range(extra)})
     result, _ = act(s, tmp_path)
     record = record_of(s)
     codes = [u["code"] for u in record["verdict"]["unmet"]]
@@ -188,7 +190,8 @@ def test_githubs_3000_file_cap_fails_closed_only_when_the_list_is_short(
         # CI evidence does not count either: the unlisted files may edit its workflow
         assert result.code == 1
         assert "incomplete_diff" in codes
-        assert "lists 3000 files but the change has 3001" in shown(s.check().summary)
+        assert "lists 300 files, fewer than the change has (at least 301)" in shown(
+            s.check().summary)
 
 
 # -- item 4: maintainers can overrule ---------------------------------------------------------

@@ -275,7 +275,6 @@ def test_engine_a_head_bound_clean_run_orders_a_code_change_dated_after_it() -> 
 @pytest.mark.parametrize(("binding", "subject"), [
     (FactBinding(commit=HEAD, tree_clean=None), Subject(head_sha=HEAD)),  # cleanliness unsaid
     (FactBinding(commit=HEAD, tree_clean=False), Subject(head_sha=HEAD)),
-    (FactBinding(commit="b" * 40, tree_clean=True), Subject(head_sha=HEAD)),  # another commit
     (FactBinding(commit=HEAD, tree_clean=True), None),  # no subject to bind to
     (None, Subject(head_sha=HEAD)),
 ])
@@ -283,6 +282,12 @@ def test_engine_without_that_binding_time_orders_it(
     binding: FactBinding | None, subject: Subject | None
 ) -> None:
     assert _skewed(binding, subject=subject) == ("unverified", ("before_mutation",))
+
+
+def test_engine_a_run_bound_to_another_commit_is_not_bound_before_time_is_read() -> None:
+    """The subject rule refuses it outright: it is about other code, whatever its time."""
+    other = FactBinding(commit="b" * 40, tree_clean=True)
+    assert _skewed(other, subject=Subject(head_sha=HEAD)) == ("unverified", ("not_bound",))
 
 
 def test_engine_a_binding_orders_only_code_changes() -> None:

@@ -9,7 +9,8 @@ The agent chooses which mutations its claim lists; the change's file list (GitHu
   per file, unverified;
 - a claimed code-change mutation whose target matches no changed path is `not_in_diff`
   (the change it claims is not in this change), unverified;
-- a list shorter than the source's own count (GitHub lists at most 3,000 files) cannot show
+- a list shorter than the source's own count (GitHub lists at most 300 files of a comparison,
+  3,000 of a pull request) cannot show
   what the rest holds: `incomplete_diff`, unverified.
 
 Targets and globs match with `fnmatch.fnmatchcase` against the whole path: `*` also
@@ -82,7 +83,8 @@ def _judge_target(mutation: Mutation, paths: Sequence[str], source: str) -> Judg
 def _incomplete(changed: ChangedPaths) -> Judgement:
     return Judgement("rule changed_files", VerdictState.UNVERIFIED, Unmet(
         "incomplete_diff",
-        f"{changed.source} lists {changed.listed} files but the change has {changed.expected}:"
-        " GitHub lists at most 3,000 files of a pull request, so the files beyond the list"
-        " cannot be held against the claim; split the change into smaller pull requests",
+        f"{changed.source} lists {changed.listed} files, fewer than the change has (at least"
+        f" {changed.expected}): GitHub cuts its lists short (300 files of a comparison, 3,000"
+        " of a pull request), so the files beyond the list cannot be held against the claim;"
+        " split the change into smaller pull requests",
     ))

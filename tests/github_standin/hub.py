@@ -631,10 +631,23 @@ class Hub:
 
     @staticmethod
     def _diff(base: Commit, head: Commit) -> list[ChangedFile]:
+        """As GitHub compares two trees: a removed file whose bytes reappear under a new path
+        is one `renamed` entry naming its `previous_filename` (exact renames only)."""
+        removed = {path: data for path, data in base.files.items() if path not in head.files}
+        renamed: dict[str, str] = {}  # new path -> old path
+        for path in sorted(set(head.files) - set(base.files)):
+            source = next((old for old, data in removed.items()
+                           if data == head.files[path] and old not in renamed.values()), None)
+            if source is not None:
+                renamed[path] = source
         changed = []
         for path in sorted(set(base.files) | set(head.files)):
             before, after = base.files.get(path), head.files.get(path)
-            if before == after:
+            if before == after or path in renamed.values():
+                continue  # unchanged, or the old path of a rename (listed under its new one)
+            if path in renamed:
+                changed.append(ChangedFile(path, "renamed", additions=0, deletions=0,
+                                           previous_filename=renamed[path]))
                 continue
             status = "added" if before is None else "removed" if after is None else "modified"
             changed.append(ChangedFile(
