@@ -28,8 +28,9 @@ class BaseTip:
 class ChangedPaths:
     """The changed files as listed, how many the source says there are, and where from.
 
-    GitHub lists at most 3,000 files of a PR: the list is complete only when it holds as many
-    files as the PR's `changed_files` count (a PR of exactly 3,000 files is complete)."""
+    The list is complete only when it holds as many files as the source says there are: GitHub's
+    comparison lists at most 300 (one more is then the lower bound), a PR's own list at most
+    3,000 against its `changed_files` count."""
 
     files: tuple[ChangedFile, ...]
     #: The PR's `changed_files` count; None when the source has no separate count (git).
