@@ -58,7 +58,7 @@ def test_a_command_is_one_line_with_its_own_name(title: str, file: str, message:
     assert "\r" not in line
     head, _, body = line[2:].partition("::")
     assert head.startswith("error title=")
-    assert _unescape_data(body) == message
+    assert _unescape_data(body) == visible(message)
 
 
 @given(st.text(min_size=1, max_size=200), st.text(min_size=1, max_size=50))
