@@ -93,15 +93,16 @@ def fail_to_pass_judgements(claim: Claim, facts: Facts, policy: Policy) -> list[
     if mode is FailToPass.OFF:
         return []
     problem = _bound_problem(found, facts) if found is not None else None
+    # What the check lists when the run counts (a bound run over the base's code).
+    listing = _listing(found) if found is not None and problem is None else None
     if mode is FailToPass.REPORT:
         if found is None:
             return []
-        note = _listing(found) if problem is None else f"fail-to-pass not counted: {problem}"
+        note = listing or f"fail-to-pass not counted: {problem}"
         return [Judgement(SUBJECT, VerdictState.VERIFIED, note=note)]
     code_change = [m.id for m in claim.mutations if m.kind in policy.code_change_kinds]
     if not code_change:
-        return [Judgement(SUBJECT, VerdictState.VERIFIED, note=_listing(found)
-                          if found is not None and problem is None else None)]
+        return [Judgement(SUBJECT, VerdictState.VERIFIED, note=listing)]
     why = None
     if found is None:
         why = ("no run of the head's tests over the base's code was given (claim-gate"
@@ -114,7 +115,7 @@ def fail_to_pass_judgements(claim: Claim, facts: Facts, policy: Policy) -> list[
                f" ({plural(both, 'test')} {_verb(both, 'passes', 'pass')} on both, which is no"
                " evidence of a fix)")
     if why is None:
-        return [Judgement(SUBJECT, VerdictState.VERIFIED, note=_listing(found) if found else None)]
+        return [Judgement(SUBJECT, VerdictState.VERIFIED, note=listing)]
     return [Judgement(SUBJECT, VerdictState.UNVERIFIED, Unmet(
         NO_FAIL_TO_PASS,
         f"the policy requires a fail-to-pass test for the code change"
