@@ -86,7 +86,7 @@ HOOK_PREFIXES = (
     "pytest_warning", "pytest_assertrepr", "pytest_assertion", "pytest_fixture",
     "pytest_generate", "pytest_ignore", "pytest_markeval", "pytest_enter_pdb",
     "pytest_leave_pdb", "pytest_addoption", "pytest_pycollect", "pytest_xdist",
-    "pytest_handlecrashitem", "pytest_testnodedown", "pytest_testnodeready", "pytest_ignore",
+    "pytest_handlecrashitem", "pytest_testnodedown", "pytest_testnodeready",
 )
 #: Substrings of a (folded) string constant that name the machinery, whatever uses them.
 TELLING_STRINGS: tuple[tuple[str, str], ...] = (
