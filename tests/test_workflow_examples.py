@@ -16,6 +16,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 #: How users reference the action (docs/action.md): `OWNER` is the publishing account.
 REMOTE = "OWNER/claim-gate@v0"
+FROM_SOURCE = "OWNER/claim-gate/from-source@v0"
 IMAGE = "docker://ghcr.io/OWNER/claim-gate:v0"
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
@@ -63,11 +64,15 @@ def test_there_are_workflows_to_check() -> None:
 
 
 def lint_as_local_action(folder: Path, workflow: str) -> subprocess.CompletedProcess[str]:
-    """actionlint on `workflow` in a repository holding this action.yml, `uses: ./`."""
+    """actionlint on `workflow` in a repository holding this action.yml, `uses: ./` (and its
+    from-source twin, `uses: ./from-source`)."""
     (folder / ".github" / "workflows").mkdir(parents=True)
+    (folder / "from-source").mkdir()
     shutil.copy(ROOT / "action.yml", folder / "action.yml")
+    shutil.copy(ROOT / "from-source" / "action.yml", folder / "from-source" / "action.yml")
     shutil.copy(ROOT / "Dockerfile", folder / "Dockerfile")
-    local = workflow.replace(REMOTE, "./").replace(IMAGE, "./")
+    local = workflow.replace(FROM_SOURCE, "./from-source").replace(REMOTE, "./")
+    local = local.replace(IMAGE, "./")
     (folder / ".github" / "workflows" / "w.yml").write_text(local, "utf-8")
     subprocess.run(["git", "init", "-q"], cwd=folder, check=True)
     return subprocess.run([actionlint(), "-no-color"], cwd=folder, capture_output=True,
@@ -82,7 +87,8 @@ def is_wake_up(text: str) -> bool:
 
 @pytest.mark.parametrize(("name", "text"), WORKFLOWS, ids=[name for name, _ in WORKFLOWS])
 def test_workflow_passes_actionlint(tmp_path: Path, name: str, text: str) -> None:
-    assert REMOTE in text or IMAGE in text or "uses: ./" in text or is_wake_up(text) \
+    uses_the_action = any(form in text for form in (REMOTE, FROM_SOURCE, IMAGE, "uses: ./"))
+    assert uses_the_action or is_wake_up(text) \
         or name.startswith((".github", "docs/forks.md block 0")), f"{name} does not use the action"
     for key in ("on", "jobs"):
         assert re.search(rf"^{key}:", text, re.M), f"{name} is not a complete workflow: no {key}:"
