@@ -7,6 +7,8 @@ debootstrapped base itself is cached across runs under the system temp folder.
 Tests that run the action's image (the Action scenarios against the GitHub stand-in) belong in
 this folder: they take `container_engine` and `gate_image` and call
 `tests.container.runner.run_like_runner(...)` with their inputs, environment and mounts.
+`gate_image.image` is the reference the release commit's action.yml names (the local build
+tagged so, pinned by its digest): what is tested is what the runner pulls.
 """
 
 from __future__ import annotations
@@ -22,12 +24,14 @@ from tests.container.engine import (
     Build,
     Engine,
     Limits,
+    as_released,
     build_image,
     configure,
     import_base,
     locked,
     skip_reason,
 )
+from tests.image_reference import RELEASE_OWNER, action_image, pulled, released
 
 #: Stable across runs (so the ~50 s debootstrap happens once per machine); keyed by a hash inside.
 BASE_CACHE = Path(tempfile.gettempdir()) / "claim-gate-container-cache"
@@ -49,7 +53,11 @@ def container_engine(tmp_path_factory: pytest.TempPathFactory) -> Engine:
 
 @pytest.fixture(scope="session")
 def gate_image(container_engine: Engine) -> Build:
-    """The action's image built from the repository's Dockerfile on the local Debian base."""
+    """The action's image built from the repository's Dockerfile on the local Debian base, under
+    the reference the release commit's action.yml names (`ghcr.io/octo-org/claim-gate:vX.Y.Z`,
+    pinned `@sha256:…`)."""
     with locked(container_engine.root / "build.lock"):
         base = import_base(container_engine, base_tarball(BASE_CACHE))
-        return build_image(container_engine, base=base)
+        build = build_image(container_engine, base=base)
+        reference = pulled(released(action_image(), RELEASE_OWNER))
+        return as_released(container_engine, build, reference)

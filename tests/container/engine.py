@@ -113,6 +113,11 @@ class Engine:
         out = self.tool("podman", "image", "inspect", "--format", "{{.Size}}", image).stdout
         return int(out.strip())
 
+    def image_digest(self, image: str) -> str:
+        """The image's manifest digest (`sha256:…`), the part after `@` in a pinned reference."""
+        out = self.tool("podman", "image", "inspect", "--format", "{{.Digest}}", image).stdout
+        return out.strip()
+
     def image_config(self, image: str) -> dict[str, object]:
         out = self.tool("podman", "image", "inspect", image).stdout
         inspected = json.loads(out)
@@ -198,6 +203,8 @@ def import_base(engine: Engine, tarball: Path, image: str = BASE_IMAGE) -> str:
 
 @dataclass(frozen=True)
 class Build:
+    """A built image: `image` is the reference the tests run (see `as_released`)."""
+
     image: str
     seconds: float
     log: str
@@ -220,3 +227,17 @@ def build_image(
     started = time.monotonic()
     result = engine.tool("buildah", *command, timeout=900)
     return Build(image=tag, seconds=time.monotonic() - started, log=result.stdout + result.stderr)
+
+
+def as_released(engine: Engine, build: Build, reference: str) -> Build:
+    """The local build under `reference` (`name:tag` as the release commit's action.yml names
+    it), pinned by the build's digest as the release pins it: `name:tag@sha256:…`.
+
+    No registry is reachable here, so the build is tagged with the name the runner would pull;
+    podman then resolves the pinned reference only when the stored image has that digest.
+    """
+    if "@" in reference:
+        raise EngineError(f"{reference} already names a digest; give the name:tag to tag")
+    engine.tool("podman", "tag", build.image, reference)
+    digest = engine.image_digest(reference)
+    return Build(image=f"{reference}@{digest}", seconds=build.seconds, log=build.log)

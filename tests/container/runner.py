@@ -110,7 +110,9 @@ def run_like_runner(
     }
     environment.update({input_variable(k): v for k, v in (inputs or {}).items()})
     environment.update(env or {})
-    command = ["run", "--rm", "--network", "host", "--workdir", WORKSPACE]
+    # The runner pulls a `docker://` image in a step of its own before `docker run`; here the
+    # local build tagged as that reference stands in for the pull, and nothing is fetched.
+    command = ["run", "--rm", "--pull=never", "--network", "host", "--workdir", WORKSPACE]
     for name, value in environment.items():
         command += ["--env", f"{name}={value}"]
     all_mounts = [

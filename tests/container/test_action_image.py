@@ -1,5 +1,7 @@
-"""The real image against the GitHub stand-in, started the way the runner starts it:
-one verified and one refuted scenario, end to end through podman."""
+"""The real image against the GitHub stand-in, started the way the runner starts it: one
+verified and one refuted scenario, end to end through podman, under the reference a release
+commit's action.yml names (`gate_image`), with every input of action.yml and its defaults as the
+runner passes them to `uses: OWNER/claim-gate@v0`, and the image's own entrypoint."""
 
 from __future__ import annotations
 
@@ -9,12 +11,19 @@ from pathlib import Path
 
 import pytest
 
-from tests.action_support import REPO, claim_json, edit, junit_xml, read_outputs, scenario
+from tests.action_support import (
+    REPO,
+    action_inputs,
+    claim_json,
+    edit,
+    junit_xml,
+    read_outputs,
+    scenario,
+)
 from tests.container.engine import Build, Engine
 from tests.container.runner import RunnerDirs, run_like_runner
 from tests.github_standin.events import pull_request_event
 from tests.github_standin.hub import Hub
-from tests.github_standin.plugin import GITHUB_TOKEN
 
 pytestmark = pytest.mark.container
 
@@ -35,10 +44,8 @@ def test_the_image_posts_the_verdict_as_the_runner_runs_it(
                                                                 action="synchronize"))
     result = run_like_runner(
         container_engine, gate_image.image, dirs,
-        inputs={"github-token": GITHUB_TOKEN, "claim-path": ".claim.json",
-                "artifact-name": "junit-*", "check-name": "completion-claim", "mode": "enforce",
-                "require-claim": "always", "policy": "", "junit": "", "api-url": ""},
-        env={"GITHUB_EVENT_NAME": "pull_request", "GITHUB_REPOSITORY": REPO,
+        env={**action_inputs(artifact_name="junit-*"),
+             "GITHUB_EVENT_NAME": "pull_request", "GITHUB_REPOSITORY": REPO,
              "GITHUB_API_URL": github_hub.api_url, "GITHUB_SERVER_URL": github_hub.web_url,
              "GITHUB_RUN_ID": "77"},
     )

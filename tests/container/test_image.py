@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 
 from gate import __version__
-from tests.container.engine import BASE_IMAGE, ROOT, Build, Engine
+from tests.container.engine import BASE_IMAGE, ROOT, Build, Engine, EngineError
 from tests.container.pins import expected_runtime, normalize
 from tests.container.runner import EVENT_PATH, WORKSPACE, Mount, RunnerDirs, run_like_runner
+from tests.image_reference import RELEASE_OWNER, action_image, pulled, released
 
 pytestmark = pytest.mark.container
 
@@ -259,3 +260,34 @@ def test_container_reaches_a_server_the_test_starts_on_loopback(
         thread.join()
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout) == {"path": "/repos/o/r"}
+
+
+def test_the_image_runs_under_the_reference_the_release_names(
+    container_engine: Engine, gate_image: Build, dirs: RunnerDirs
+) -> None:
+    # The pinned reference the release commit's action.yml names, for the tests' account.
+    digest = container_engine.image_digest(gate_image.image)
+    assert gate_image.image == pulled(released(action_image(), RELEASE_OWNER, digest))
+    assert gate_image.image.startswith(f"ghcr.io/octo-org/claim-gate:v{__version__}@sha256:")
+    entry = run_like_runner(container_engine, gate_image.image, dirs,
+                            env={"GITHUB_EVENT_NAME": "push"}, inputs={"github-token": "t"})
+    assert "claim-gate" in entry.stdout + entry.stderr
+
+
+def test_a_pin_to_another_digest_does_not_run_the_image(
+    container_engine: Engine, gate_image: Build, dirs: RunnerDirs
+) -> None:
+    name = gate_image.image.split("@", 1)[0]
+    with pytest.raises(EngineError, match="image not known"):
+        run_like_runner(container_engine, f"{name}@sha256:{'0' * 64}", dirs,
+                        entrypoint=["claim-gate"], args=["--version"])
+
+
+def test_main_s_unreleased_reference_cannot_name_any_image(
+    container_engine: Engine, gate_image: Build, dirs: RunnerDirs
+) -> None:
+    # OWNER is upper case, which no image name may be: a commit between releases pulls nothing,
+    # rather than whatever an account called `owner` may have published.
+    with pytest.raises(EngineError, match="must be lowercase"):
+        run_like_runner(container_engine, pulled(action_image()), dirs,
+                        entrypoint=["claim-gate"], args=["--version"])
