@@ -31,6 +31,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from tests.action_support import (
     REPO,
     T0,
+    Scenario,
     claim_json,
     edit,
     junit_xml,
@@ -49,20 +50,27 @@ from tests.github_standin.plugin import GITHUB_TOKEN
 TOKEN_CALLS = 2
 
 
+def pull_scenario(hub: Hub, runs: int, tests: int, mutations: int) -> Scenario:
+    """One PR whose head has `runs` workflow runs (each with its base-branch baseline), one
+    deployment, and one changed file per mutation beside app/parser.py, all claimed."""
+    hub.add_token(GITHUB_TOKEN)
+    edits = [edit(f"m{i}", at=T0 - timedelta(minutes=3), path=f"f{i}.py")
+             for i in range(mutations)]
+    edits.append(edit("parser", at=T0 - timedelta(minutes=3)))  # every changed file claimed
+    paths = tuple(f".github/workflows/ci{index}.yml" for index in range(runs))
+    s = scenario(hub, claim_json(edits), baseline=paths,
+                 files={f"f{i}.py": "x = 1\n" for i in range(mutations)})
+    for index in range(runs):
+        s.add_run(junit_xml(passed=tests), started=timedelta(minutes=5, seconds=index),
+                  name=f"CI {index}", path=paths[index])
+    hub.add_deployment(s.repo, sha=s.head.sha, statuses=[DeploymentStatusSpec("success")])
+    return s
+
+
 def measure(api: ApiDescription, runs: int, tests: int, mutations: int) -> tuple[int, float, str]:
     hub = Hub(api).start()
     try:
-        hub.add_token(GITHUB_TOKEN)
-        edits = [edit(f"m{i}", at=T0 - timedelta(minutes=3), path=f"f{i}.py")
-                 for i in range(mutations)]
-        edits.append(edit("parser", at=T0 - timedelta(minutes=3)))  # every changed file claimed
-        paths = tuple(f".github/workflows/ci{index}.yml" for index in range(runs))
-        s = scenario(hub, claim_json(edits), baseline=paths,
-                     files={f"f{i}.py": "x = 1\n" for i in range(mutations)})
-        for index in range(runs):
-            s.add_run(junit_xml(passed=tests), started=timedelta(minutes=5, seconds=index),
-                      name=f"CI {index}", path=paths[index])
-        hub.add_deployment(s.repo, sha=s.head.sha, statuses=[DeploymentStatusSpec("success")])
+        s = pull_scenario(hub, runs, tests, mutations)
         with tempfile.TemporaryDirectory() as folder:
             files = runner_files(Path(folder), pull_request_event(hub, s.pull))
             env = runner_env(hub, files, "pull_request", REPO, artifact_name="junit-*")

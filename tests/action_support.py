@@ -15,6 +15,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from gate.evidence.github.api import RetryPolicy
+from gate.evidence.github.reads import READ_WORKERS
 from gate.faces.action.main import main
 from tests.github_standin import ArtifactSpec, zip_bytes
 from tests.github_standin.events import pull_request_event, workflow_run_event
@@ -106,9 +107,11 @@ class ActionResult:
     stdout: str
 
 
-def run_action(env: Mapping[str, str], now: datetime = T0 + timedelta(hours=1)) -> ActionResult:
+def run_action(env: Mapping[str, str], now: datetime = T0 + timedelta(hours=1),
+               workers: int = READ_WORKERS) -> ActionResult:
+    """`workers`: GitHub reads in flight at once, the Action's default unless a test asks."""
     out = io.StringIO()
-    code = main(dict(env), clock=lambda: now, out=out, retry=FAST_RETRY)
+    code = main(dict(env), clock=lambda: now, out=out, retry=FAST_RETRY, workers=workers)
     return ActionResult(code, out.getvalue())
 
 

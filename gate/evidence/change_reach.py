@@ -51,6 +51,11 @@ def readable(path: str) -> bool:
     return path.endswith(PYTHON_SUFFIXES + SCRIPT_SUFFIXES)
 
 
+def fetch_order(paths: Iterable[str]) -> list[str]:
+    """The paths `read_change` asks `fetch` for, in its order (a source may read ahead)."""
+    return [path for path in sorted(set(paths)) if readable(path)][:MAX_FILES]
+
+
 def read_change(source: str, paths: Iterable[str], fetch: Callable[[str], bytes]) -> ChangeReading:
     """Read each added or modified path through `fetch` (which raises UnreadableFile)."""
     findings: list[ReachFinding] = []

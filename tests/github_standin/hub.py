@@ -169,13 +169,17 @@ class Hub:
         base_path: str = "",
         clock: Callable[[], datetime] | None = None,
         wall_clock: Callable[[], float] = time.time,
+        latency: float = 0.0,
     ) -> None:
+        """`latency`: seconds every answer (API and storage) waits before it is made, as a
+        round trip to GitHub would (the latency benchmark); the requests wait side by side."""
         if base_path and (not base_path.startswith("/") or base_path.endswith("/")):
             raise ValueError(f"base_path {base_path!r}: give it as '/api/v3' (no trailing /)")
         self.api = api
         self.base_path = base_path
         self.clock: Callable[[], datetime] = clock or StepClock()
         self.wall_clock = wall_clock
+        self.latency = latency
         self.lock = threading.RLock()
         self._ids = itertools.count(1001)
         self._numbers: dict[int, itertools.count[int]] = {}
@@ -1093,6 +1097,8 @@ class Hub:
         return f"{self.storage_url}/blobs/{key}?sig={secrets.token_hex(8)}"
 
     def serve_blob(self, target: str, authorization: str | None) -> tuple[int, bytes]:
+        if self.latency:
+            self._stopping.wait(self.latency)
         with self.lock:
             path = urlsplit(target).path
             blob = self.blobs.get(path.removeprefix("/blobs/"))
@@ -1121,6 +1127,8 @@ class Hub:
         self, method: str, target: str, headers: dict[str, str], raw_body: bytes
     ) -> tuple[int, dict[str, str], bytes]:
         """Answer one API request: (status, headers, body)."""
+        if self.latency:
+            self._stopping.wait(self.latency)
         path, query_list = split_target(target)
         query = dict(query_list)
         relative = path.removeprefix(self.base_path) if path.startswith(

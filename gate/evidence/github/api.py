@@ -12,6 +12,8 @@ import functools
 import inspect
 import re
 import socket
+import threading
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -21,6 +23,7 @@ from datetime import datetime
 from typing import Any, TypeVar, cast
 
 from github import Auth, Github, GithubException, GithubRetry
+from github.Requester import Requester
 from requests.exceptions import ConnectionError as RequestsConnectionError
 from requests.exceptions import RequestException
 
@@ -41,6 +44,7 @@ from gate.claim.review_facts import Review
 from gate.claim.timefmt import TimestampError, parse_rfc3339
 from gate.evidence.github.event import pull_request_ref
 from gate.evidence.github.permissions import permission_for
+from gate.evidence.github.reads import Reads
 
 PER_PAGE = 100
 #: GitHub lists at most this many files of a comparison; a list that long may be cut short.
@@ -96,21 +100,69 @@ class CheckRunForbidden(CouldNotDecide):
     """The token may not create check runs (a fork's pull_request token)."""
 
 
-def connect(api_url: str, token: str, retry: RetryPolicy) -> Github:
-    """A client for `api_url`; an empty token reads anonymously (`claim-gate scan`)."""
+class RatePause:
+    """A rate limit answered to one read holds back every read of the run, not only the one
+    that met it: with reads in flight together, the others would keep asking GitHub while
+    it said to wait (its secondary limits punish exactly that). Belongs to one client."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
+        self._clock, self._sleep = clock, sleep
+        self._until = 0.0
+        self._lock = threading.Lock()
+
+    def hold(self, seconds: float) -> None:
+        with self._lock:
+            self._until = max(self._until, self._clock() + seconds)
+
+    def wait(self) -> None:
+        """Before a request: wait out what GitHub last asked for, if anything."""
+        with self._lock:
+            left = self._until - self._clock()
+        if left > 0:
+            self._sleep(left)
+
+
+class _PausingRetry(GithubRetry):
+    """PyGithub's retry (Retry-After, rate-limit resets, 5xx backoff), which also tells the
+    run's `RatePause` how long GitHub asked it to wait."""
+
+    pause: RatePause
+
+    def new(self, **kw: Any) -> _PausingRetry:
+        made: _PausingRetry = super().new(**kw)
+        made.pause = self.pause
+        return made
+
+    def increment(self, method: str | None = None, url: str | None = None,
+                  response: Any = None, error: Exception | None = None, _pool: Any = None,
+                  _stacktrace: Any = None) -> Any:
+        retry = super().increment(method, url, response, error, _pool, _stacktrace)
+        if response is not None and response.status in (403, 429):
+            asked = retry.get_retry_after(response) if retry.respect_retry_after_header else None
+            self.pause.hold(max(asked or 0.0, retry.get_backoff_time()))
+        return retry
+
+
+def connect(api_url: str, token: str, retry: RetryPolicy,
+            pause: RatePause | None = None) -> Github:
+    """A client for `api_url`; an empty token reads anonymously (`claim-gate scan`).
+    `pause`: shared by every thread reading through this client (a new one without)."""
+    retrying = _PausingRetry(
+        total=retry.total,
+        connect=retry.connect,  # 5xx and rate limits keep their retries
+        backoff_factor=retry.backoff_factor,
+        status_forcelist=[403, 429, 500, 502, 503, 504],
+        respect_retry_after_header=True,
+        max_rate_limit_wait=retry.max_rate_limit_wait_s,
+    )
+    retrying.pause = pause or RatePause()
     return Github(
         base_url=api_url.rstrip("/"),
         auth=Auth.Token(token) if token else None,  # no token: anonymous (public repos)
         timeout=retry.timeout_s,
         per_page=PER_PAGE,
-        retry=GithubRetry(
-            total=retry.total,
-            connect=retry.connect,  # 5xx and rate limits keep their retries
-            backoff_factor=retry.backoff_factor,
-            status_forcelist=[403, 429, 500, 502, 503, 504],
-            respect_retry_after_header=True,
-            max_rate_limit_wait=retry.max_rate_limit_wait_s,
-        ),
+        retry=retrying,
         seconds_between_requests=None,
         seconds_between_writes=None,
     )
@@ -194,18 +246,50 @@ class GitHubApi:
     """The gate's view of one repository on one GitHub (or GitHub Enterprise) server."""
 
     def __init__(
-        self, *, github: Github, repository: str, download_timeout_s: float = 60.0
+        self, *, github: Github, repository: str, download_timeout_s: float = 60.0,
+        reads: Reads | None = None,
     ) -> None:
         self._github = github
-        self._requester = github.requester
+        self._main_requester = github.requester
+        self._owner = threading.get_ident()
+        self._local = threading.local()
+        self._readers: list[Requester] = []
+        self._readers_lock = threading.Lock()
+        retrying = github.requester.kwargs.get("retry")
+        self._pause = retrying.pause if isinstance(retrying, _PausingRetry) else RatePause()
         self.repository = repository
+        #: Where independent reads run (`gate/evidence/github/reads.py`): the run's pool.
+        self.reads = reads or Reads()
         self._download_timeout_s = download_timeout_s
         self._host = urllib.parse.urlsplit(str(github.requester.base_url)).netloc or "GitHub"
+
+    @property
+    def _requester(self) -> Requester:
+        """PyGithub's connection keeps the request it is about to send on itself, so two
+        threads sharing one would swap requests: each reading thread gets its own requester
+        (same token, timeout and retry policy) on first use."""
+        if threading.get_ident() == self._owner:
+            return self._main_requester
+        mine: Requester | None = getattr(self._local, "requester", None)
+        if mine is None:
+            mine = Requester(**self._main_requester.kwargs)
+            self._local.requester = mine
+            with self._readers_lock:
+                self._readers.append(mine)
+        return mine
+
+    def close_readers(self) -> None:
+        """Close the reading threads' connections (the run's own stays the face's)."""
+        with self._readers_lock:
+            readers, self._readers = self._readers, []
+        for reader in readers:
+            reader.close()
 
     def _request(
         self, verb: str, path: str, params: Mapping[str, Any] | None = None,
         body: Mapping[str, Any] | None = None,
     ) -> tuple[dict[str, Any], Any]:
+        self._pause.wait()
         try:
             return self._requester.requestJsonAndCheck(
                 verb, path, parameters=dict(params) if params else None,
@@ -419,6 +503,7 @@ class GitHubApi:
     def download_artifact(self, artifact: Artifact, max_bytes: int) -> bytes:
         """Ask for the 302 without following it, then fetch the storage URL without the token."""
         path = f"{self._repo}/actions/artifacts/{artifact.id}/zip"
+        self._pause.wait()
         try:
             status, headers, _ = self._requester.requestJson("GET", path)
         except RequestException as exc:
@@ -443,18 +528,9 @@ class GitHubApi:
 
     def deployments(self, sha: str) -> list[Deployment]:
         """The head's deployments, each with its whole status history (every page)."""
+        listed = list(self._pages(f"{self._repo}/deployments", {"sha": sha}, None))
         found = []
-        for raw in self._pages(f"{self._repo}/deployments", {"sha": sha}, None):
-            statuses = [
-                DeploymentStatus(
-                    state=str(status.get("state")),
-                    creator=str((status.get("creator") or {}).get("login") or ""),
-                    environment_url=status.get("environment_url") or None,
-                    created_at=_time(status["created_at"], f"deployment {raw['id']} status"),
-                )
-                for status in self._pages(f"{self._repo}/deployments/{raw['id']}/statuses", {},
-                                          None)
-            ]
+        for raw, statuses in zip(listed, self.reads.each(self._statuses, listed), strict=True):
             found.append(Deployment(
                 id=int(raw["id"]),
                 sha=str(raw["sha"]),
@@ -464,6 +540,19 @@ class GitHubApi:
                 statuses=tuple(sorted(statuses, key=lambda status: status.created_at)),
             ))
         return found
+
+    def _statuses(self, raw: Mapping[str, Any]) -> list[DeploymentStatus]:
+        """One deployment's whole status history (every page)."""
+        return [
+            DeploymentStatus(
+                state=str(status.get("state")),
+                creator=str((status.get("creator") or {}).get("login") or ""),
+                environment_url=status.get("environment_url") or None,
+                created_at=_time(status["created_at"], f"deployment {raw['id']} status"),
+            )
+            for status in self._pages(f"{self._repo}/deployments/{raw['id']}/statuses", {},
+                                      None)
+        ]
 
     def status_contexts(self, sha: str) -> list[tuple[str, str, str]]:
         """(context, state, creator login) of the commit statuses on a commit."""

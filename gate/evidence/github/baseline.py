@@ -77,9 +77,11 @@ def read_base_commit(api: GitHubApi, candidates: Sequence[str | None], branch: s
             if _bound(run, sha, branch):
                 runs.setdefault(run.path, run)
         if runs:
-            artifacts = {run.id: tuple(a for a in api.artifacts(run.id)
+            bound = list(runs.values()) if patterns else []
+            artifacts = {run.id: tuple(a for a in listed
                                        if any(fnmatchcase(a.name, p) for p in patterns))
-                         for run in runs.values()} if patterns else {}
+                         for run, listed in zip(bound, api.reads.each(
+                             lambda run: api.artifacts(run.id), bound), strict=True)}
             return BaseCommit(sha, branch, runs, artifacts)
     return BaseCommit(next((c for c in candidates if c), None), branch)
 
@@ -94,24 +96,24 @@ def compare_test_sets(
     by_workflow: dict[str, list[JUnitFile]] = {}
     for workflow, run in head_runs:
         by_workflow.setdefault(workflow, []).extend(run.files)
-    results = []
     with tempfile.TemporaryDirectory(dir=workdir) as scratch:
-        for workflow, head_files in by_workflow.items():
+
+        def one(workflow: str) -> TestSetComparison:
             baseline = base.runs.get(workflow)
             if baseline is None:
-                results.append(TestSetComparison(
+                return TestSetComparison(
                     workflow, None, note=f"no finished push run of {workflow} on"
                     f" {base.where()} to compare the head's tests with: removed tests cannot"
-                    " be listed"))
-                continue
+                    " be listed")
             base_files, notes = read_artifact_junit(api, baseline, base.artifacts.get(
                 baseline.id, ()), Path(scratch), identities=cap)
             if not base_files:
                 why = "; ".join(notes) or "it has no JUnit artifact"
-                results.append(TestSetComparison(
+                return TestSetComparison(
                     workflow, baseline, comparable=False, note=f"the base branch's"
-                    f" {run_label(baseline)} cannot be compared: {why}"))
-                continue
-            results.append(compare(workflow, base_files, head_files, baseline=baseline,
-                                   cap=cap))
-    return results
+                    f" {run_label(baseline)} cannot be compared: {why}")
+            return compare(workflow, base_files, by_workflow[workflow], baseline=baseline,
+                           cap=cap)
+
+        # Each workflow's baseline is downloaded and compared beside the others', in order.
+        return api.reads.each(one, list(by_workflow))

@@ -210,61 +210,78 @@ def collect_ci_evidence(
     `gate_workflow`: the gate's own workflow file, whose runs are listed (the engine leaves
     them out of CI) but whose artifacts are never read as evidence; `head`: the PR's head
     repository and branch, which its own pull_request runs name."""
-    junit_runs: list[tuple[str, JUnitRun]] = []
-    items: list[EvidenceItem] = []
-    notes: list[str] = []
-    links: list[str] = []
-    failing: list[FailingTest] = []
-    inputs: list[tuple[str, str]] = []
     runs = api.workflow_runs(head_sha)
+    found = _Found()
     if not runs:
-        notes.append(f"no workflow run on the head commit {head_sha[:12]}: runs on earlier"
-                     " commits of the PR say nothing about the code as it is now")
+        found.notes.append(f"no workflow run on the head commit {head_sha[:12]}: runs on"
+                           " earlier commits of the PR say nothing about the code as it is now")
     others = _other_pulls(api, runs, head_sha, pull_number, head)
     head_runs: list[HeadRun] = []
-    unread: list[UnreadArtifact] = []
-    with tempfile.TemporaryDirectory(dir=workdir) as scratch:
-        for run in runs:
-            elsewhere = _not_this_pulls(run, head_sha, pull_number, others, own_run_id, head)
-            if elsewhere:
-                notes.append(elsewhere)
-                continue
+    # Per run, in the listing's order: why it is not read, or None (its artifacts are read).
+    plan: list[tuple[WorkflowRun, str | None]] = []
+    for run in runs:
+        elsewhere = _not_this_pulls(run, head_sha, pull_number, others, own_run_id, head)
+        if not elsewhere:
             head_runs.append(HeadRun(run_label(run), run.path, run.status, run.conclusion))
-            absent = _absence(run) or _the_gates(run, gate_workflow)
-            if absent:
-                notes.append(absent)
+        why = elsewhere or _absence(run) or _the_gates(run, gate_workflow)
+        if why or artifact_patterns:  # without patterns the runs are listed for completeness
+            plan.append((run, why))
+    with tempfile.TemporaryDirectory(dir=workdir) as scratch:
+
+        def read(run: WorkflowRun) -> tuple[list[str], list[tuple[Artifact, _ArtifactResult]]]:
+            said: list[str] = []
+            wanted = _wanted_artifacts(api, run, artifact_patterns, said)
+            return said, list(zip(wanted, api.reads.each(lambda artifact: _artifact_evidence(
+                api, run, artifact, head_sha, requested, Path(scratch), max_artifact_bytes,
+                identities, pull_number, junit_options), wanted), strict=True))
+
+        # The runs' artifacts are listed and read together, then taken in the runs' order.
+        read_runs = iter(api.reads.each(read, [run for run, why in plan if why is None]))
+        for run, why in plan:
+            if why is not None:
+                found.notes.append(why)
                 continue
-            if not artifact_patterns:
-                continue  # the runs are listed for completeness; evidence is elsewhere
-            wanted = _wanted_artifacts(api, run, artifact_patterns, notes)
-            if not wanted:
-                continue
-            for artifact in wanted:
-                result = _artifact_evidence(
-                    api, run, artifact, head_sha, requested, Path(scratch), max_artifact_bytes,
-                    identities, pull_number, junit_options,
-                )
-                if result.note:
-                    notes.append(result.note)
-                if result.unread is not None:
-                    unread.append(UnreadArtifact(result.unread[0], run.path, result.unread[1]))
-                if result.item is None:
-                    continue
-                items.append(result.item)
-                links.append(f"[{run.name} #{run.id} attempt {run.run_attempt}]({run.html_url})"
-                             f" artifact `{artifact.name}`")
-                if result.zip_sha256 is not None:
-                    inputs.append((f"artifact {artifact.name} of run {run.id} (zip)",
-                                   result.zip_sha256))
-                if result.junit is not None:
-                    if result.unread is None:  # a partial test set is never compared
-                        junit_runs.append((run.path, result.junit))
-                    failing.extend(result.junit.failing)
-                    inputs.extend((f"artifact {artifact.name}: {f.path}", f.sha256)
-                                  for f in result.junit.files)
-    return CiEvidence(tuple(items), tuple(n for n in notes if n), tuple(links), tuple(failing),
-                      tuple(inputs), tuple(runs), tuple(junit_runs),
-                      CiObservation(tuple(head_runs), tuple(unread)))
+            said, results = next(read_runs)
+            found.notes.extend(said)
+            for artifact, result in results:
+                found.add(run, artifact, result)
+    return CiEvidence(tuple(found.items), tuple(n for n in found.notes if n),
+                      tuple(found.links), tuple(found.failing), tuple(found.inputs),
+                      tuple(runs), tuple(found.junit_runs),
+                      CiObservation(tuple(head_runs), tuple(found.unread)))
+
+
+@dataclass
+class _Found:
+    """What the counted runs' artifacts gave, gathered in the runs' order (one run's lists)."""
+
+    notes: list[str] = field(default_factory=list)
+    items: list[EvidenceItem] = field(default_factory=list)
+    links: list[str] = field(default_factory=list)
+    failing: list[FailingTest] = field(default_factory=list)
+    inputs: list[tuple[str, str]] = field(default_factory=list)
+    junit_runs: list[tuple[str, JUnitRun]] = field(default_factory=list)
+    unread: list[UnreadArtifact] = field(default_factory=list)
+
+    def add(self, run: WorkflowRun, artifact: Artifact, result: _ArtifactResult) -> None:
+        if result.note:
+            self.notes.append(result.note)
+        if result.unread is not None:
+            self.unread.append(UnreadArtifact(result.unread[0], run.path, result.unread[1]))
+        if result.item is None:
+            return
+        self.items.append(result.item)
+        self.links.append(f"[{run.name} #{run.id} attempt {run.run_attempt}]({run.html_url})"
+                          f" artifact `{artifact.name}`")
+        if result.zip_sha256 is not None:
+            self.inputs.append((f"artifact {artifact.name} of run {run.id} (zip)",
+                                result.zip_sha256))
+        if result.junit is not None:
+            if result.unread is None:  # a partial test set is never compared
+                self.junit_runs.append((run.path, result.junit))
+            self.failing.extend(result.junit.failing)
+            self.inputs.extend((f"artifact {artifact.name}: {f.path}", f.sha256)
+                               for f in result.junit.files)
 
 
 def read_artifact_junit(

@@ -86,11 +86,14 @@ def pull_facts(
 ) -> PullFacts:
     """`changed`: the PR's files, read before the claim was looked for (`changed_paths`)."""
     # Complete means as many files as the PR's count (exactly 3,000 is complete).
-    events = api.rebinding_events(pull.number)
-    chain = chain_files(api, pull, changed, trust)
+    # Four reads that need nothing of each other: in flight together (`api.reads`).
+    (events, chain), (deployments, ignored) = api.reads.both(
+        lambda: api.reads.both(lambda: api.rebinding_events(pull.number),
+                               lambda: chain_files(api, pull, changed, trust)),
+        lambda: api.reads.both(lambda: api.deployments(pull.head_sha),
+                               lambda: ignored_speakers(api, pull.head_sha, check_name)))
     return PullFacts(pull, PullChanges(frozenset(changed.paths), changed.complete, chain),
-                     tuple(api.deployments(pull.head_sha)), trust,
-                     tuple(ignored_speakers(api, pull.head_sha, check_name)), changed,
+                     tuple(deployments), trust, tuple(ignored), changed,
                      max((at for _, at in events), default=None))
 
 
@@ -103,20 +106,21 @@ def chain_files(api: GitHubApi, pull: PullRequestRef, changed: ChangedPaths,
     wanted = [f.filename for f in changed.files if f.status == "modified"
               and is_structured(f.filename)
               and any(fnmatchcase(f.filename, g) for g in trust.chain)]
-    found: list[ChainFileChange] = []
     # The diff is measured from the merge base: the chain file's "before" is read there too,
     # by SHA, never from the base branch's tip (which moves, and is not what the diff shows).
     before = changed.merge_base or pull.base_sha or pull.base_ref
-    for index, path in enumerate(wanted):
-        if index >= MAX_CHAIN_READS:
-            found.append(unread(path, f"the gate reads at most {MAX_CHAIN_READS} such files"))
-            continue
+
+    def read(path: str) -> ChainFileChange:
         try:
-            base, head = api.file_at(path, before), api.file_at(path, pull.head_sha)
+            base, head = api.reads.both(lambda: api.file_at(path, before),
+                                        lambda: api.file_at(path, pull.head_sha))
         except CouldNotDecide as exc:
-            found.append(unread(path, f"it could not be read: {exc}"))
-            continue
-        found.append(chain_file_change(path, base, head))
+            return unread(path, f"it could not be read: {exc}")
+        return chain_file_change(path, base, head)
+
+    found = api.reads.each(read, wanted[:MAX_CHAIN_READS])
+    found += [unread(path, f"the gate reads at most {MAX_CHAIN_READS} such files")
+              for path in wanted[MAX_CHAIN_READS:]]
     return tuple(found)
 
 
@@ -142,8 +146,8 @@ def ignored_speakers(api: GitHubApi, sha: str, check_name: str) -> list[str]:
     """Say out loud that checks and statuses already on the head, under the gate's name,
     were not read: a green badge posted by another workflow or App is not evidence."""
     try:  # informational only: a token without checks/statuses read must not block the gate
-        checks = api.check_runs(sha, check_name)
-        statuses = api.status_contexts(sha)
+        checks, statuses = api.reads.both(lambda: api.check_runs(sha, check_name),
+                                          lambda: api.status_contexts(sha))
     except CouldNotDecide as exc:
         return [f"the checks and statuses already on this commit could not be listed ({exc});"
                 " they are never read as evidence anyway"]
@@ -184,12 +188,17 @@ def gather(
     Nothing is judged here; each CI item names the workflow that produced it."""
     head_sha = facts.pull.head_sha
     workdir = sources.workspace if sources.workspace and sources.workspace.is_dir() else None
-    ci = collect_ci_evidence(api, head_sha, sources.artifact_names, requested, workdir=workdir,
-                             identities=MAX_COMPARED_TESTS, pull_number=facts.pull.number,
-                             junit_options=sources.junit, own_run_id=sources.own_run_id,
-                             gate_workflow=sources.workflow_path,
-                             head=(facts.pull.head_repo, facts.pull.head_ref))
-    arrival = head_arrival(api, facts.pull)
+    # The head's runs, the head's arrival and the base commit's runs need nothing of each
+    # other: read together. (Only artifacts give `ci.junit`, so the base is read exactly when
+    # artifact names are given, as it was when it waited for `ci`.)
+    ci, (arrival, base_commit) = api.reads.both(
+        lambda: collect_ci_evidence(
+            api, head_sha, sources.artifact_names, requested, workdir=workdir,
+            identities=MAX_COMPARED_TESTS, pull_number=facts.pull.number,
+            junit_options=sources.junit, own_run_id=sources.own_run_id,
+            gate_workflow=sources.workflow_path, head=(facts.pull.head_repo, facts.pull.head_ref)),
+        lambda: api.reads.both(lambda: head_arrival(api, facts.pull),
+                               lambda: _base_commit(api, facts, sources)))
     items = list(ci.items)
     skipped_files: list[str] = []
     file_inputs = list(ci.inputs)
@@ -205,10 +214,6 @@ def gather(
                              binding=Binding(commit=head_sha)))
     items += deployment_evidence(claim, facts.deployments, facts.trust.deployment_creators,
                                  facts.trust.deployment_success_counts)
-    base_commit = read_base_commit(
-        api, [facts.pull.base_sha, facts.changed.merge_base if facts.changed else None],
-        facts.pull.base_ref, sources.artifact_names) if ci.junit or sources.artifact_names \
-        else None
     comparisons: list[TestSetComparison] = []
     if ci.junit and base_commit is not None:
         comparisons = compare_test_sets(api, ci.junit, base_commit, workdir, MAX_COMPARED_TESTS)
@@ -220,6 +225,14 @@ def gather(
                                                    facts.rebound_at),
                      tuple(comparisons), replace(ci.observation, expected=expected))
     return Gathered(observed, tuple(notes), ci.links, ci.failing, tuple(file_inputs), arrival)
+
+
+def _base_commit(api: GitHubApi, facts: PullFacts, sources: CiSources) -> BaseCommit | None:
+    if not sources.artifact_names:
+        return None
+    return read_base_commit(
+        api, [facts.pull.base_sha, facts.changed.merge_base if facts.changed else None],
+        facts.pull.base_ref, sources.artifact_names)
 
 
 @dataclass(frozen=True)
@@ -234,9 +247,11 @@ class PullEvidence:
     def collect(self, loaded: LoadedClaim, policy: Policy) -> Collected:
         requested = required_tests(policy, loaded.claim, loaded.source)
         sources = replace(self.sources, junit=policy.junit)
-        found = gather(self.api, self.pull, loaded.claim, requested, sources)
-        reading = None if self.pull.changed is None else read_pull_change(
-            self.api, self.pull.changed, self.pull.pull.head_sha)
+        changed = self.pull.changed
+        found, reading = self.api.reads.both(  # the change's files are read beside the CI's
+            lambda: gather(self.api, self.pull, loaded.claim, requested, sources),
+            lambda: None if changed is None else read_pull_change(
+                self.api, changed, self.pull.pull.head_sha))
         notes = found.notes if reading is None else (
             *found.notes, reading_note(reading, policy.trust))
         return Collected(

@@ -17,9 +17,10 @@ from gate.claim.errors import CouldNotDecide, GateError
 from gate.claim.jsondoc import decode_utf8, parse_json, read_capped
 from gate.evidence.github.api import GitHubApi, RetryPolicy, connect
 from gate.evidence.github.event import Trigger, parse_event
+from gate.evidence.github.reads import READ_WORKERS, read_pool
 from gate.evidence.probe.observe import ProbeIO
 from gate.faces.action.app_auth import installation_token
-from gate.faces.action.inputs import ActionInputs, read_inputs, read_runner
+from gate.faces.action.inputs import ActionInputs, RunnerContext, read_inputs, read_runner
 from gate.faces.action.key_reach import changed_refusal, default_branch, ref_refusal, refuse
 from gate.faces.action.merge_group import run_merge_group
 from gate.faces.action.run import post_check_run, run_gate
@@ -36,7 +37,9 @@ def main(
     out: TextIO | None = None,
     retry: RetryPolicy | None = None,
     probe_io: ProbeIO | None = None,
+    workers: int = READ_WORKERS,
 ) -> int:
+    """`workers`: GitHub reads in flight at once (1: one after the other)."""
     env = os.environ if env is None else env
     out = out or sys.stdout
 
@@ -69,8 +72,21 @@ def main(
         except GateError as exc:
             emit(workflow_command("error", f"claim-gate: {exc}", title="claim-gate"))
             return int(exit_code_for(exc))
-    api = GitHubApi(github=connect(inputs.api_url, token, retry),
-                    repository=trigger.repository)
+    with read_pool(workers) as reads:  # the run's own pool, shut down with it
+        api = GitHubApi(github=connect(inputs.api_url, token, retry),
+                        repository=trigger.repository, reads=reads)
+        try:
+            return _decide(api, inputs, runner, trigger, clock, emit, retry, probe_io)
+        finally:
+            api.close_readers()
+
+
+def _decide(
+    api: GitHubApi, inputs: ActionInputs, runner: RunnerContext, trigger: Trigger,
+    clock: Callable[[], datetime], emit: Callable[[str], None], retry: RetryPolicy,
+    probe_io: ProbeIO | None,
+) -> int:
+    """The event known and the client built: refuse, decide the merge group, or decide."""
     if inputs.app_id and runner.workflow_path is not None:
         try:
             refusal = changed_refusal(api, trigger, runner.workflow_path)
