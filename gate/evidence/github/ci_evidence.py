@@ -49,6 +49,9 @@ class CiEvidence:
     #: (workflow path, JUnit read) of each artifact that became an item, for test-set checks
     junit: tuple[tuple[str, JUnitRun], ...] = ()
     observation: CiObservation = field(default_factory=CiObservation)
+    #: (run, JUnit read) of each artifact that became a fully read item: what a run's other
+    #: artifacts (the head's tests over the base's code) are compared with
+    run_junit: tuple[tuple[WorkflowRun, JUnitRun], ...] = ()
 
 
 
@@ -179,9 +182,11 @@ def _absence(run: WorkflowRun) -> str | None:
 
 
 def _wanted_artifacts(api: GitHubApi, run: WorkflowRun, patterns: Sequence[str],
-                      notes: list[str]) -> list[Artifact]:
-    """The run's artifacts named like the patterns (a note says when there is none)."""
-    wanted = [a for a in api.artifacts(run.id) if any(fnmatchcase(a.name, p) for p in patterns)]
+                      notes: list[str], exclude: Sequence[str] = ()) -> list[Artifact]:
+    """The run's artifacts named like the patterns and not like `exclude` (a note says when
+    there is none)."""
+    wanted = [a for a in api.artifacts(run.id) if any(fnmatchcase(a.name, p) for p in patterns)
+              and not any(fnmatchcase(a.name, p) for p in exclude)]
     if not wanted:
         notes.append(f"{run_label(run)} has no artifact named like {', '.join(patterns)}")
     return wanted
@@ -200,6 +205,7 @@ def collect_ci_evidence(
     own_run_id: int | None = None,
     gate_workflow: str | None = None,
     head: tuple[str, str] | None = None,
+    exclude: Sequence[str] = (),
 ) -> CiEvidence:
     """Read the JUnit artifacts of every finished run on `head_sha` (all pages).
 
@@ -209,8 +215,10 @@ def collect_ci_evidence(
     `own_run_id`: the gate's own run (GITHUB_RUN_ID), still running by definition;
     `gate_workflow`: the gate's own workflow file, whose runs are listed (the engine leaves
     them out of CI) but whose artifacts are never read as evidence; `head`: the PR's head
-    repository and branch, which its own pull_request runs name."""
+    repository and branch, which its own pull_request runs name; `exclude`: artifact names
+    never read as the head's JUnit (the run over the base's code, `base-code-artifact-name`)."""
     junit_runs: list[tuple[str, JUnitRun]] = []
+    by_run: list[tuple[WorkflowRun, JUnitRun]] = []
     items: list[EvidenceItem] = []
     notes: list[str] = []
     links: list[str] = []
@@ -236,7 +244,7 @@ def collect_ci_evidence(
                 continue
             if not artifact_patterns:
                 continue  # the runs are listed for completeness; evidence is elsewhere
-            wanted = _wanted_artifacts(api, run, artifact_patterns, notes)
+            wanted = _wanted_artifacts(api, run, artifact_patterns, notes, exclude)
             if not wanted:
                 continue
             for artifact in wanted:
@@ -259,12 +267,13 @@ def collect_ci_evidence(
                 if result.junit is not None:
                     if result.unread is None:  # a partial test set is never compared
                         junit_runs.append((run.path, result.junit))
+                        by_run.append((run, result.junit))
                     failing.extend(result.junit.failing)
                     inputs.extend((f"artifact {artifact.name}: {f.path}", f.sha256)
                                   for f in result.junit.files)
     return CiEvidence(tuple(items), tuple(n for n in notes if n), tuple(links), tuple(failing),
                       tuple(inputs), tuple(runs), tuple(junit_runs),
-                      CiObservation(tuple(head_runs), tuple(unread)))
+                      CiObservation(tuple(head_runs), tuple(unread)), tuple(by_run))
 
 
 def read_artifact_junit(
@@ -409,9 +418,10 @@ def _merge_commits_of(api: GitHubApi, junit: JUnitRun, head_sha: str) -> set[str
     return bound
 
 
-def _broken(run: WorkflowRun, artifact: Artifact, label: str, problem: str,
-            pull_number: int | None = None) -> EvidenceItem:
-    """An unreadable artifact becomes a disqualified item, so the reason reaches the summary."""
+def run_item(run: WorkflowRun, artifact: Artifact, label: str, pull_number: int | None = None,
+             disqualified: Disqualification | None = None) -> EvidenceItem:
+    """One artifact of a run as an item that says only which run made it (producer, binding,
+    `x-run`, GitHub's start time), for the engine's provenance and binding rules."""
     if run.run_started_at is None:
         raise CouldNotDecide(f"{label}: no run_started_at")
     evidence = Evidence(
@@ -420,6 +430,12 @@ def _broken(run: WorkflowRun, artifact: Artifact, label: str, problem: str,
         verifier=Verifier(VERIFIER_ID, VerifierKind.INDEPENDENT),
         extensions={"x-run": _run_extension(run, artifact)},
     )
-    return EvidenceItem(evidence, Origin.GATE, label,
-                        Disqualification("unreadable_artifact", problem),
+    return EvidenceItem(evidence, Origin.GATE, label, disqualified,
                         _producer(run, pull_number), run_binding(run, pull_number))
+
+
+def _broken(run: WorkflowRun, artifact: Artifact, label: str, problem: str,
+            pull_number: int | None = None) -> EvidenceItem:
+    """An unreadable artifact becomes a disqualified item, so the reason reaches the summary."""
+    return run_item(run, artifact, label, pull_number,
+                    Disqualification("unreadable_artifact", problem))
