@@ -217,8 +217,7 @@ def collect_ci_evidence(
     them out of CI) but whose artifacts are never read as evidence; `head`: the PR's head
     repository and branch, which its own pull_request runs name; `exclude`: artifact names
     never read as the head's JUnit (the run over the base's code, `base-code-artifact-name`)."""
-    junit_runs: list[tuple[str, JUnitRun]] = []
-    by_run: list[tuple[WorkflowRun, JUnitRun]] = []
+    by_run: list[tuple[WorkflowRun, JUnitRun]] = []  # each fully read JUnit, by its run
     items: list[EvidenceItem] = []
     notes: list[str] = []
     links: list[str] = []
@@ -266,13 +265,12 @@ def collect_ci_evidence(
                                    result.zip_sha256))
                 if result.junit is not None:
                     if result.unread is None:  # a partial test set is never compared
-                        junit_runs.append((run.path, result.junit))
                         by_run.append((run, result.junit))
                     failing.extend(result.junit.failing)
                     inputs.extend((f"artifact {artifact.name}: {f.path}", f.sha256)
                                   for f in result.junit.files)
     return CiEvidence(tuple(items), tuple(n for n in notes if n), tuple(links), tuple(failing),
-                      tuple(inputs), tuple(runs), tuple(junit_runs),
+                      tuple(inputs), tuple(runs), tuple((r.path, j) for r, j in by_run),
                       CiObservation(tuple(head_runs), tuple(unread)), tuple(by_run))
 
 
