@@ -23,6 +23,7 @@ from tests.action_support import (
 from tests.github_standin import ArtifactSpec, zip_bytes
 from tests.github_standin.hub import Hub
 from tests.test_claims_in_practice import shown
+from tests.test_timeline import mermaid_block
 
 POLICY_PATH = ".github/claim-policy.yml"
 REQUIRE = "id: f2p\nrequires: [test_run]\nfail_to_pass: require\n"
@@ -95,6 +96,10 @@ def test_a_trusted_runs_base_code_artifact_counts(github_hub: Hub, tmp_path: Pat
     assert f"1 test fails on the base's code and passes on the head: {FIXED_TEST}" in summary
     # The base-code report's failure is not the head's: it never refutes.
     assert "refuted" not in files.outputs()["verdict"]
+    # The job summary's time line draws the run over the base's code and names the test.
+    chart = mermaid_block(files.summary.read_text("utf-8").split("### Time line", 1)[1])
+    assert "evidence base-code run workflow run 'CI'" in chart
+    assert "evidence fail-to-pass tests.test_app" in chart
 
 
 def test_without_a_base_code_artifact_require_is_unverified(

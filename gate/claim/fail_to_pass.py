@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from enum import StrEnum
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Any
@@ -120,3 +121,5 @@ class BaseCodeComparison:
     #: producer and binding): the engine judges each as it judges any CI item, and a run the
     #: PR could reach, or not bound to the subject, makes the comparison not count.
     runs: tuple[EvidenceItem, ...] = ()
+    #: When it ran: its CI run's start (GitHub's clock), else its files' earliest time.
+    at: datetime | None = None

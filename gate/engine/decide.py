@@ -34,6 +34,7 @@ from gate.engine.fail_to_pass import (
     counted_fail_to_pass,
     fail_to_pass_judgements,
     judge_base_code_runs,
+    judged_base_code,
 )
 from gate.engine.provenance import judge_provenance
 from gate.engine.removed_tests import claim_judgements, rule_judgements
@@ -188,6 +189,7 @@ def decide(claim: Claim, facts: Facts, policy: Policy, now: datetime) -> Verdict
     skew = skew_notes(items, [r.covers for r in readings], known, code_change, facts.subject)
     verdict = _verdict(claim, policy, now, items, readings, tuple(judgements))
     return replace(verdict, fail_to_pass=counted_fail_to_pass(facts, policy),
+                   base_code=judged_base_code(facts, policy),
                    notes=(*skew, *(j.note for j in judgements if j.note)))
 
 

@@ -107,6 +107,15 @@ def counted_fail_to_pass(facts: Facts, policy: Policy) -> tuple[str, ...]:
     return () if _bound_problem(found, facts) is not None else found.fail_to_pass
 
 
+def judged_base_code(facts: Facts, policy: Policy) -> BaseCodeComparison | None:
+    """The run over the base's code with why it does not count (None: it counts), for the
+    report; None when there is none or the policy does not look (`off`)."""
+    found = facts.base_code
+    if policy.fail_to_pass.mode is FailToPass.OFF or found is None:
+        return None
+    return replace(found, problem=_bound_problem(found, facts))
+
+
 def earned_levels(verdicts: Sequence[Verdict]) -> tuple[str, ...]:
     """The levels beyond "verified" these decisions earned together, for the attestation:
     fail-to-pass, when every policy required it and every claim counted at least one."""

@@ -82,4 +82,6 @@ def collect_base_code(
     source = f"the run over the base's code ({', '.join(i.source for i in items)})"
     found = compare_base_code(before, after, source)
     problem = "; ".join(problems) or found.problem
-    return BaseCodeRead(replace(found, problem=problem, runs=tuple(items)), (), tuple(inputs))
+    at = min(item.evidence.at for item in items)  # the run's start, GitHub's clock
+    return BaseCodeRead(replace(found, problem=problem, runs=tuple(items), at=at), (),
+                        tuple(inputs))
