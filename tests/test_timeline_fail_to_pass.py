@@ -28,9 +28,11 @@ SOURCE = f"the run over the base's code ({CI} artifact 'base-code-tests')"
 
 
 def decided(bound_to: tuple[str, str], tests: tuple[str, ...] = (FIXED_TEST,),
-            mode: FailToPass = FailToPass.REQUIRE) -> tuple[VerdictState, Timeline]:
+            mode: FailToPass = FailToPass.REQUIRE, merge_base: str | None = None,
+            ) -> tuple[VerdictState, Timeline]:
     """m1 edits the parser; the head arrives; CI runs the head's tests and, in the same run,
-    the same tests over the base's code."""
+    the same tests over the base's code. `merge_base`: where GitHub's comparison of the base
+    commit with the head says the change starts (the base branch moved on since)."""
     claim = Claim(spec_version="0.1", task=Task("fix-parser", "Fix the date parser"),
                   claimed_outcome="Fixed the date parser; all tests pass.",
                   mutations=(Mutation("m1", "file_edit", minutes(-50), "src/parser.py"),))
@@ -43,7 +45,8 @@ def decided(bound_to: tuple[str, str], tests: tuple[str, ...] = (FIXED_TEST,),
     facts = Facts(
         items=(run,),
         pull=PullObservation(PullChanges(frozenset({"src/parser.py"}), True), arrival, "main"),
-        changed=ChangedPaths((ChangedFile("src/parser.py", "modified"),), 1, "GitHub"),
+        changed=replace(ChangedPaths((ChangedFile("src/parser.py", "modified"),), 1, "GitHub"),
+                        merge_base=merge_base),
         subject=Subject(head_sha=HEAD, base_ref="main", base_sha=BASE),
         base_code=over_base,
     )
