@@ -68,6 +68,8 @@ class PullOptions:
     workflow_path: str | None
     own_run_id: int | None
     app_id: int | None
+    #: `base-code-artifact-name`: the head's tests over the base's code (fail-to-pass)
+    base_code_names: tuple[str, ...] = ()
 
 
 def action_default_policy() -> Policy:
@@ -250,7 +252,7 @@ def _judge_claim(
     subject = pull_subject(api.repository, facts.pull, found.data, options.workflow_path)
     collectors: list[Collector] = [PullEvidence(api, facts, CiSources(
         options.artifact_names, options.junit, options.workspace, options.workflow_path,
-        own_run_id=options.own_run_id), subject)]
+        own_run_id=options.own_run_id, base_code_names=options.base_code_names), subject)]
     if probe_io is not None and policy.probes is not None:
         collectors.append(Probes(ProbeContext(
             head_sha=head_sha, environment_urls=deployed_urls(

@@ -13,12 +13,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from enum import StrEnum
 from fnmatch import fnmatchcase
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gate.claim.diff_facts import ChangedPath, ChangeStatus
 from gate.claim.errors import InvalidInput
+
+if TYPE_CHECKING:  # facts.py holds the comparison; the item type is only named here
+    from gate.claim.facts import EvidenceItem
 
 MODE_SECTION = "fail_to_pass"
 PATHS_SECTION = "test_paths"
@@ -113,3 +117,9 @@ class BaseCodeComparison:
     bound_to: tuple[str, str] | None = None
     #: Why the run cannot count: not bound to this head, not comparable, too many tests.
     problem: str | None = None
+    #: The CI runs it was read from (GitHub: one item per base-code artifact, with its run's
+    #: producer and binding): the engine judges each as it judges any CI item, and a run the
+    #: PR could reach, or not bound to the subject, makes the comparison not count.
+    runs: tuple[EvidenceItem, ...] = ()
+    #: When it ran: its CI run's start (GitHub's clock), else its files' earliest time.
+    at: datetime | None = None

@@ -15,6 +15,7 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
+from functools import partial
 
 from gate import GATE_ID
 from gate.claim.facts import EvidenceItem, Facts, Origin
@@ -29,7 +30,12 @@ from gate.engine.chain_parts import way_out
 from gate.engine.change_reach import judge_reach, reading_judgements
 from gate.engine.commit_order import ordered_after, skew_notes
 from gate.engine.completeness import item_problem
-from gate.engine.fail_to_pass import counted_fail_to_pass, fail_to_pass_judgements
+from gate.engine.fail_to_pass import (
+    counted_fail_to_pass,
+    fail_to_pass_judgements,
+    judge_base_code_runs,
+    judged_base_code,
+)
 from gate.engine.provenance import judge_provenance
 from gate.engine.removed_tests import claim_judgements, rule_judgements
 from gate.engine.results import Assessment, Judgement, Problem, Unmet, Verdict, worst
@@ -148,6 +154,7 @@ def decide(claim: Claim, facts: Facts, policy: Policy, now: datetime) -> Verdict
         raise ValueError("decide() needs an aware `now`")
     policy = policy.tightened_by(claim.policy)
     items = _items(claim, facts, policy)
+    facts = judge_base_code_runs(facts, partial(_observed, facts=facts, policy=policy))
     known = {mutation.id: mutation for mutation in claim.mutations}
     code_change = tuple(m.id for m in claim.mutations if m.kind in policy.code_change_kinds)
     readings = tuple(
@@ -182,6 +189,7 @@ def decide(claim: Claim, facts: Facts, policy: Policy, now: datetime) -> Verdict
     skew = skew_notes(items, [r.covers for r in readings], known, code_change, facts.subject)
     verdict = _verdict(claim, policy, now, items, readings, tuple(judgements))
     return replace(verdict, fail_to_pass=counted_fail_to_pass(facts, policy),
+                   base_code=judged_base_code(facts, policy),
                    notes=(*skew, *(j.note for j in judgements if j.note)))
 
 
@@ -190,14 +198,16 @@ def _items(claim: Claim, facts: Facts, policy: Policy) -> tuple[EvidenceItem, ..
     and for the change's reach into the run that produced them, each held against the
     decision's subject (`binding`)."""
     own = tuple(EvidenceItem(e, Origin.CLAIM, "claim") for e in claim.evidence)
-    pull = facts.pull
-    observed = tuple(
-        bind_to_subject(judge_reach(judge_provenance(item, pull, policy.trust)
-                                    if pull is not None and item.producer is not None else item,
-                                    facts.change, policy.trust), facts)
-        for item in facts.items
-    )
+    observed = tuple(_observed(item, facts, policy) for item in facts.items)
     return own + tuple(bind_records_to_junit(observed))
+
+
+def _observed(item: EvidenceItem, facts: Facts, policy: Policy) -> EvidenceItem:
+    """One observed item judged for provenance, the change's reach and the subject."""
+    pull = facts.pull
+    judged = judge_provenance(item, pull, policy.trust) \
+        if pull is not None and item.producer is not None else item
+    return bind_to_subject(judge_reach(judged, facts.change, policy.trust), facts)
 
 
 @dataclass(frozen=True)

@@ -6,18 +6,22 @@ code-change mutations needs at least one, from a run over the base's code bound 
 (`claim-gate base-code`, then the plugin's `claim-gate.base_code` property), or it is
 unverified (`no_fail_to_pass`): a test that passes on both is no evidence of a fix. A test
 that passes on the base's code and fails on the head is a regression, shown; it is a failure
-on the head too, so the head's own run already refutes.
+on the head too, so the head's own run already refutes. On GitHub the run over the base's code
+comes from CI runs (`BaseCodeComparison.runs`), judged here as every CI item is: one the PR
+could reach, or not bound to the subject, makes the comparison not count, named.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 
-from gate.claim.facts import Facts
+from gate.claim.facts import EvidenceItem, Facts
 from gate.claim.fail_to_pass import BaseCodeComparison, FailToPass
 from gate.claim.model import Claim, VerdictState
 from gate.claim.policy import Policy
 from gate.claim.wording import plural
+from gate.engine.completeness import item_problem
 from gate.engine.results import Judgement, Unmet, Verdict
 
 #: The attestation's level for a verdict whose policy required fail-to-pass and found it.
@@ -48,10 +52,34 @@ def _bound_problem(found: BaseCodeComparison, facts: Facts) -> str | None:
                 " (--head-sha)")
     if head.lower() != subject.head_sha.lower():
         return f"{found.source} ran the tests of {head[:12]}, not the head {subject.head_sha[:12]}"
-    if subject.base_sha is not None and base.lower() != subject.base_sha.lower():
+    # The base the change is measured from: the subject's base commit, or the merge base
+    # the gate's own comparison of it with the head named (what `base-code` restores).
+    bases = {sha.lower() for sha in (subject.base_sha,
+                                     facts.changed.merge_base if facts.changed else None) if sha}
+    if bases and base.lower() not in bases:
         return (f"{found.source} ran over the code of {base[:12]}, not the base"
-                f" {subject.base_sha[:12]} this change is measured from")
+                f" {(subject.base_sha or min(bases))[:12]} this change is measured from")
     return None
+
+
+def _run_problem(item: EvidenceItem, facts: Facts) -> str | None:
+    if item.disqualified is not None:
+        return (f"{item.source} does not count ({item.disqualified.code}):"
+                f" {item.disqualified.message}")
+    found = item_problem(item, facts.pull, contradicts=False)
+    return None if found is None else f"{found.message} ({found.code})"
+
+
+def judge_base_code_runs(facts: Facts, judge: Callable[[EvidenceItem], EvidenceItem]) -> Facts:
+    """The CI runs the comparison came from, each through `judge` (the rules every CI item
+    meets: provenance, reach, binding); the first that cannot count is why it does not."""
+    found = facts.base_code
+    if found is None or not found.runs:
+        return facts
+    judged = tuple(judge(item) for item in found.runs)
+    problem = found.problem or next(
+        (why for item in judged if (why := _run_problem(item, facts)) is not None), None)
+    return replace(facts, base_code=replace(found, runs=judged, problem=problem))
 
 
 def _verb(count: int, one: str, many: str) -> str:
@@ -77,6 +105,15 @@ def counted_fail_to_pass(facts: Facts, policy: Policy) -> tuple[str, ...]:
     if policy.fail_to_pass.mode is FailToPass.OFF or found is None:
         return ()
     return () if _bound_problem(found, facts) is not None else found.fail_to_pass
+
+
+def judged_base_code(facts: Facts, policy: Policy) -> BaseCodeComparison | None:
+    """The run over the base's code with why it does not count (None: it counts), for the
+    report; None when there is none or the policy does not look (`off`)."""
+    found = facts.base_code
+    if policy.fail_to_pass.mode is FailToPass.OFF or found is None:
+        return None
+    return replace(found, problem=_bound_problem(found, facts))
 
 
 def earned_levels(verdicts: Sequence[Verdict]) -> tuple[str, ...]:
@@ -106,7 +143,8 @@ def fail_to_pass_judgements(claim: Claim, facts: Facts, policy: Policy) -> list[
     why = None
     if found is None:
         why = ("no run of the head's tests over the base's code was given (claim-gate"
-               " base-code, then verify --base-code-junit)")
+               " base-code, then verify --base-code-junit, or the Action's"
+               " base-code-artifact-name)")
     elif problem is not None:
         why = problem
     elif not found.fail_to_pass:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from gate.claim.facts import EvidenceItem
+from gate.claim.fail_to_pass import BaseCodeComparison
 from gate.claim.model import CheckType, VerdictState
 from gate.claim.policy import Policy
 
@@ -93,6 +94,9 @@ class Verdict:
     #: Tests that failed over the base's code and passed on the head, from a run bound to
     #: this head (empty when none was given, counted or bound).
     fail_to_pass: tuple[str, ...] = ()
+    #: The run over the base's code as the engine judged it (`problem`: why it does not
+    #: count, None when it counts); None when none was given or the policy says `off`.
+    base_code: BaseCodeComparison | None = None
     #: What a person should know that changes no state: a clock skew a binding ordered past,
     #: what a rule had to say beside the unmet items (the fail-to-pass tests it found).
     notes: tuple[str, ...] = ()

@@ -54,4 +54,5 @@ def compare_base_code(base_code: Sequence[JUnitFile], head: Sequence[JUnitFile],
                            if v is Outcome.PASSED and before.get(k) is Outcome.PASSED),
         bound_to=bound,
         problem=problem,
+        at=min((file.time.at for file in base_code), default=None),
     )

@@ -5,6 +5,8 @@ placing every event at its time. Each evidence item is marked with what the engi
 said of it (its `Assessment` and the judgements that ruled it out: `before_mutation`,
 `stale`, `before_arrival`, not independent); nothing here judges evidence again, so the
 picture cannot disagree with the verdict. The SVG and Mermaid renderers draw this model.
+The run of the head's tests over the base's code (fail-to-pass) is a row of the CI lane, at
+its run's start, naming the fail-to-pass tests, or why it does not count, as the engine said.
 
 An agent can write thousands of mutations and evidence items; the picture keeps at most
 `MAX_MUTATIONS` and `MAX_EVIDENCE` rows and says how many it left out. It keeps first what
@@ -28,6 +30,7 @@ from gate.engine.results import Assessment, Verdict
 
 MAX_MUTATIONS = 20
 MAX_EVIDENCE = 30
+_NAMED_TESTS = 5
 
 
 class Mark(StrEnum):
@@ -156,6 +159,30 @@ def _evidence_events(verdict: Verdict) -> tuple[list[Event], int]:
     return events, max(0, len(indices) - MAX_EVIDENCE)
 
 
+def _base_code_events(verdict: Verdict) -> list[Event]:
+    """The run over the base's code, then a row per fail-to-pass test it found (at most
+    `_NAMED_TESTS`); `problem` is the engine's reason it does not count."""
+    found = verdict.base_code
+    if found is None or found.at is None:
+        return []
+    name = "base-code run: " + (found.runs[0].source if found.runs else found.source)
+    tests = found.fail_to_pass
+    if found.problem is not None:
+        return [Event(Lane.CI, Kind.EVIDENCE, found.at, name, f"not counted: {found.problem}",
+                      Mark.NOT_COUNTED)]
+    if not tests:
+        return [Event(Lane.CI, Kind.EVIDENCE, found.at, name,
+                      "no test fails on the base's code and passes on the head",
+                      Mark.NOT_COUNTED)]
+    more = len(tests) - _NAMED_TESTS
+    rows = [Event(Lane.CI, Kind.EVIDENCE, found.at, name,
+                  plural(len(tests), "fail-to-pass test")
+                  + (f" ({more} more than drawn)" if more > 0 else ""), Mark.COUNTS)]
+    return rows + [Event(Lane.CI, Kind.EVIDENCE, found.at, f"fail-to-pass: {test}",
+                         "fails on the base's code, passes on the head", Mark.COUNTS)
+                   for test in tests[:_NAMED_TESTS]]
+
+
 def _mutation_events(claim: Claim, verdict: Verdict) -> tuple[list[Event], int]:
     unmet = {entry.mutation: entry.code for entry in verdict.unmet if entry.mutation}
     ordered = sorted(range(len(claim.mutations)),
@@ -198,6 +225,7 @@ def build_timeline(claim: Claim, verdict: Verdict, arrival: Arrival | None = Non
                             f"head {arrival.sha[:12]} arrived",
                             f"from {arrival.source}{bound}"))
     events += evidence
+    events += _base_code_events(verdict)
     events += _cutoffs(verdict, evidence)
     events.append(Event(Lane.DECISION, Kind.DECISION, verdict.decided_at,
                         f"decided: {verdict.state}", verdict.decided_by))

@@ -49,6 +49,9 @@ class CiEvidence:
     #: (workflow path, JUnit read) of each artifact that became an item, for test-set checks
     junit: tuple[tuple[str, JUnitRun], ...] = ()
     observation: CiObservation = field(default_factory=CiObservation)
+    #: (run, JUnit read) of each artifact that became a fully read item: what a run's other
+    #: artifacts (the head's tests over the base's code) are compared with
+    run_junit: tuple[tuple[WorkflowRun, JUnitRun], ...] = ()
 
 
 
@@ -179,9 +182,11 @@ def _absence(run: WorkflowRun) -> str | None:
 
 
 def _wanted_artifacts(api: GitHubApi, run: WorkflowRun, patterns: Sequence[str],
-                      notes: list[str]) -> list[Artifact]:
-    """The run's artifacts named like the patterns (a note says when there is none)."""
-    wanted = [a for a in api.artifacts(run.id) if any(fnmatchcase(a.name, p) for p in patterns)]
+                      notes: list[str], exclude: Sequence[str] = ()) -> list[Artifact]:
+    """The run's artifacts named like the patterns and not like `exclude` (a note says when
+    there is none)."""
+    wanted = [a for a in api.artifacts(run.id) if any(fnmatchcase(a.name, p) for p in patterns)
+              and not any(fnmatchcase(a.name, p) for p in exclude)]
     if not wanted:
         notes.append(f"{run_label(run)} has no artifact named like {', '.join(patterns)}")
     return wanted
@@ -200,6 +205,7 @@ def collect_ci_evidence(
     own_run_id: int | None = None,
     gate_workflow: str | None = None,
     head: tuple[str, str] | None = None,
+    exclude: Sequence[str] = (),
 ) -> CiEvidence:
     """Read the JUnit artifacts of every finished run on `head_sha` (all pages).
 
@@ -209,7 +215,8 @@ def collect_ci_evidence(
     `own_run_id`: the gate's own run (GITHUB_RUN_ID), still running by definition;
     `gate_workflow`: the gate's own workflow file, whose runs are listed (the engine leaves
     them out of CI) but whose artifacts are never read as evidence; `head`: the PR's head
-    repository and branch, which its own pull_request runs name."""
+    repository and branch, which its own pull_request runs name; `exclude`: artifact names
+    never read as the head's JUnit (the run over the base's code, `base-code-artifact-name`)."""
     runs = api.workflow_runs(head_sha)
     found = _Found()
     if not runs:
@@ -230,7 +237,7 @@ def collect_ci_evidence(
 
         def read(run: WorkflowRun) -> tuple[list[str], list[tuple[Artifact, _ArtifactResult]]]:
             said: list[str] = []
-            wanted = _wanted_artifacts(api, run, artifact_patterns, said)
+            wanted = _wanted_artifacts(api, run, artifact_patterns, said, exclude)
             return said, list(zip(wanted, api.reads.each(lambda artifact: _artifact_evidence(
                 api, run, artifact, head_sha, requested, Path(scratch), max_artifact_bytes,
                 identities, pull_number, junit_options), wanted), strict=True))
@@ -247,8 +254,8 @@ def collect_ci_evidence(
                 found.add(run, artifact, result)
     return CiEvidence(tuple(found.items), tuple(n for n in found.notes if n),
                       tuple(found.links), tuple(found.failing), tuple(found.inputs),
-                      tuple(runs), tuple(found.junit_runs),
-                      CiObservation(tuple(head_runs), tuple(found.unread)))
+                      tuple(runs), tuple((r.path, j) for r, j in found.by_run),
+                      CiObservation(tuple(head_runs), tuple(found.unread)), tuple(found.by_run))
 
 
 @dataclass
@@ -260,7 +267,7 @@ class _Found:
     links: list[str] = field(default_factory=list)
     failing: list[FailingTest] = field(default_factory=list)
     inputs: list[tuple[str, str]] = field(default_factory=list)
-    junit_runs: list[tuple[str, JUnitRun]] = field(default_factory=list)
+    by_run: list[tuple[WorkflowRun, JUnitRun]] = field(default_factory=list)  # fully read JUnit
     unread: list[UnreadArtifact] = field(default_factory=list)
 
     def add(self, run: WorkflowRun, artifact: Artifact, result: _ArtifactResult) -> None:
@@ -278,7 +285,7 @@ class _Found:
                                 result.zip_sha256))
         if result.junit is not None:
             if result.unread is None:  # a partial test set is never compared
-                self.junit_runs.append((run.path, result.junit))
+                self.by_run.append((run, result.junit))
             self.failing.extend(result.junit.failing)
             self.inputs.extend((f"artifact {artifact.name}: {f.path}", f.sha256)
                                for f in result.junit.files)
@@ -426,9 +433,10 @@ def _merge_commits_of(api: GitHubApi, junit: JUnitRun, head_sha: str) -> set[str
     return bound
 
 
-def _broken(run: WorkflowRun, artifact: Artifact, label: str, problem: str,
-            pull_number: int | None = None) -> EvidenceItem:
-    """An unreadable artifact becomes a disqualified item, so the reason reaches the summary."""
+def run_item(run: WorkflowRun, artifact: Artifact, label: str, pull_number: int | None = None,
+             disqualified: Disqualification | None = None) -> EvidenceItem:
+    """One artifact of a run as an item that says only which run made it (producer, binding,
+    `x-run`, GitHub's start time), for the engine's provenance and binding rules."""
     if run.run_started_at is None:
         raise CouldNotDecide(f"{label}: no run_started_at")
     evidence = Evidence(
@@ -437,6 +445,12 @@ def _broken(run: WorkflowRun, artifact: Artifact, label: str, problem: str,
         verifier=Verifier(VERIFIER_ID, VerifierKind.INDEPENDENT),
         extensions={"x-run": _run_extension(run, artifact)},
     )
-    return EvidenceItem(evidence, Origin.GATE, label,
-                        Disqualification("unreadable_artifact", problem),
+    return EvidenceItem(evidence, Origin.GATE, label, disqualified,
                         _producer(run, pull_number), run_binding(run, pull_number))
+
+
+def _broken(run: WorkflowRun, artifact: Artifact, label: str, problem: str,
+            pull_number: int | None = None) -> EvidenceItem:
+    """An unreadable artifact becomes a disqualified item, so the reason reaches the summary."""
+    return run_item(run, artifact, label, pull_number,
+                    Disqualification("unreadable_artifact", problem))

@@ -19,6 +19,7 @@ from gate.claim.change_facts import ChainFileChange
 from gate.claim.changed_paths import ChangedPaths
 from gate.claim.errors import CouldNotDecide
 from gate.claim.facts import Facts, Producer
+from gate.claim.fail_to_pass import BaseCodeComparison
 from gate.claim.github_facts import (
     MAX_LISTED_FILES,
     Arrival,
@@ -39,6 +40,7 @@ from gate.evidence.chain_files import chain_file_change, is_structured, unread
 from gate.evidence.change_reach import reading_note
 from gate.evidence.github.api import GitHubApi
 from gate.evidence.github.arrival import head_arrival
+from gate.evidence.github.base_code import collect_base_code
 from gate.evidence.github.baseline import (
     MAX_COMPARED_TESTS,
     BaseCommit,
@@ -78,6 +80,7 @@ class Gathered:
     failing: tuple[FailingTest, ...]
     inputs: tuple[tuple[str, str], ...]
     arrival: Arrival
+    base_code: BaseCodeComparison | None = None  # the head's tests over the base's code
 
 
 def pull_facts(
@@ -175,6 +178,8 @@ class CiSources:
     workflow_path: str | None = None  # the gate's own workflow (for workspace JUnit)
     junit: JUnitOptions = field(default_factory=JUnitOptions)  # the policy's `junit` section
     own_run_id: int | None = None  # the gate's own run (GITHUB_RUN_ID): not waited for
+    #: `base-code-artifact-name`: the head's tests over the base's code, in the same runs
+    base_code_names: tuple[str, ...] = ()
 
 
 def gather(
@@ -196,12 +201,15 @@ def gather(
             api, head_sha, sources.artifact_names, requested, workdir=workdir,
             identities=MAX_COMPARED_TESTS, pull_number=facts.pull.number,
             junit_options=sources.junit, own_run_id=sources.own_run_id,
-            gate_workflow=sources.workflow_path, head=(facts.pull.head_repo, facts.pull.head_ref)),
+            gate_workflow=sources.workflow_path, head=(facts.pull.head_repo, facts.pull.head_ref),
+            exclude=sources.base_code_names),
         lambda: api.reads.both(lambda: head_arrival(api, facts.pull),
                                lambda: _base_commit(api, facts, sources)))
+    over_base = collect_base_code(api, ci, sources.base_code_names, facts.pull.number,
+                                  MAX_COMPARED_TESTS, workdir)
     items = list(ci.items)
     skipped_files: list[str] = []
-    file_inputs = list(ci.inputs)
+    file_inputs = [*ci.inputs, *over_base.inputs]
     if sources.junit_patterns:
         base = sources.workspace or Path()
         patterns = [p if Path(p).is_absolute() else str(base / p) for p in sources.junit_patterns]
@@ -219,12 +227,14 @@ def gather(
         comparisons = compare_test_sets(api, ci.junit, base_commit, workdir, MAX_COMPARED_TESTS)
     expected = (base_commit or BaseCommit(None, facts.pull.base_ref)).expected(
         facts.trust.required_workflows)
-    notes = list(ci.notes) + skipped_files + [c.note for c in comparisons if c.note]
+    notes = [*ci.notes, *over_base.notes, *skipped_files,
+             *(c.note for c in comparisons if c.note)]
     notes += facts.ignored
     observed = Facts(tuple(items), PullObservation(facts.changes, arrival, facts.pull.base_ref,
                                                    facts.rebound_at),
                      tuple(comparisons), replace(ci.observation, expected=expected))
-    return Gathered(observed, tuple(notes), ci.links, ci.failing, tuple(file_inputs), arrival)
+    return Gathered(observed, tuple(notes), ci.links, ci.failing, tuple(file_inputs), arrival,
+                    over_base.comparison)
 
 
 def _base_commit(api: GitHubApi, facts: PullFacts, sources: CiSources) -> BaseCommit | None:
@@ -258,5 +268,5 @@ class PullEvidence:
             items=found.facts.items, pull=found.facts.pull, test_sets=found.facts.test_sets,
             notes=notes, links=found.links, failing=found.failing, inputs=found.inputs,
             ci=found.facts.ci,
-            changed=self.pull.changed, change=reading,
+            changed=self.pull.changed, change=reading, base_code=found.base_code,
         )

@@ -38,6 +38,9 @@ ACTION_INPUTS: tuple[InputSpec, ...] = (
     InputSpec("artifact-name", "", "glob of artifact names holding JUnit XML, read from the"
               " workflow runs on the PR's head commit; repeatable", several=True,
               metavar="GLOB"),
+    InputSpec("base-code-artifact-name", "", "glob of artifact names holding the JUnit of the"
+              " head's tests run over the base's code (claim-gate base-code), read from the same"
+              " runs as artifact-name; repeatable", several=True, metavar="GLOB"),
     InputSpec("mode", "enforce", "enforce or observe: the check it would post (observe:"
               " neutral); the exit code is the verdict's either way", metavar="enforce|observe"),
     InputSpec("require-claim", "always", "always, or agents: only an agent's PRs"

@@ -47,6 +47,8 @@ class ActionInputs:
     #: Base branches a PR may be verified into (empty: the repository's default branch).
     protected_bases: tuple[str, ...] = ()
     agent_presets: tuple[str, ...] = ()  # names from gate/claim/agents.py PRESETS
+    #: Artifact globs holding the head's tests run over the base's code (fail-to-pass).
+    base_code_artifact_names: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -129,6 +131,7 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
         check_name=_input(env, "check-name") or DEFAULT_CHECK_NAME,
         junit=_list(_input(env, "junit")),
         artifact_names=_list(_input(env, "artifact-name")),
+        base_code_artifact_names=_list(_input(env, "base-code-artifact-name")),
         mode=mode,
         require_claim=require,
         agent_authors=authors,

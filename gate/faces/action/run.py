@@ -50,7 +50,7 @@ def pull_options(inputs: ActionInputs, runner: RunnerContext) -> PullOptions:
         AgentRule.parse(inputs.agent_authors, inputs.agent_presets, inputs.agent_branches),
         inputs.require_claim == "always", inputs.protected_bases, inputs.trusted_verifiers,
         inputs.artifact_names, inputs.junit, runner.workspace, runner.workflow_path, own_run,
-        int(inputs.app_id) if inputs.app_id else None)
+        int(inputs.app_id) if inputs.app_id else None, inputs.base_code_artifact_names)
 
 
 def resolve_pulls(api: GitHubApi, trigger: Trigger, inputs: ActionInputs) -> list[PullRequestRef]:

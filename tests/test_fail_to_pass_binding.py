@@ -1,0 +1,34 @@
+"""Which base a run over the base's code may be bound to (issue 25): the subject's base commit,
+or the merge base the gate's own comparison of it with the head named (what `claim-gate
+base-code` restores when the base branch moved on since the change branched off); any other
+base does not count. The real engine decides."""
+
+from __future__ import annotations
+
+import pytest
+
+from gate.claim.model import VerdictState
+from tests.test_timeline_fail_to_pass import BASE, base_code_rows, decided
+from tests.timeline_picture import HEAD
+
+MERGE_BASE = "d" * 40
+OTHER = "e" * 40
+
+
+@pytest.mark.parametrize(("bound_base", "state"), [
+    (BASE, VerdictState.VERIFIED),  # the PR's base commit
+    (MERGE_BASE, VerdictState.VERIFIED),  # the merge base the comparison named
+    (OTHER, VerdictState.UNVERIFIED),  # any other commit
+])
+def test_a_base_code_run_is_bound_to_the_base_or_the_merge_base(
+        bound_base: str, state: VerdictState) -> None:
+    found, timeline = decided((bound_base, HEAD), merge_base=MERGE_BASE)
+    assert found is state
+    if state is VerdictState.UNVERIFIED:
+        [row] = base_code_rows(timeline)
+        assert f"ran over the code of {OTHER[:12]}, not the base {BASE[:12]}" in row.detail
+
+
+def test_without_a_comparison_only_the_base_commit_counts() -> None:
+    assert decided((MERGE_BASE, HEAD))[0] is VerdictState.UNVERIFIED
+    assert decided((BASE, HEAD))[0] is VerdictState.VERIFIED
