@@ -59,9 +59,16 @@ class Pipeline:
     def base_junit(self) -> Path:
         return self.root / "base-junit.xml"
 
+    @property
+    def operator_records(self) -> Path:
+        """Records the operator's own job writes after the tests, out of the test job's reach
+        (`--evidence`, when the file exists)."""
+        return self.root / "operator" / "evidence.json"
+
     def pytest(self, directory: Path, *more: str) -> subprocess.CompletedProcess[str]:
+        """pytest as the recipes run it: `-P`, so the checkout is not first on `sys.path`."""
         return subprocess.run(
-            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+            [sys.executable, "-P", "-m", "pytest", "-q", "-p", "no:cacheprovider",
              "--claim-evidence", "out/evidence.json", "--junitxml", "out/junit.xml", *more],
             cwd=directory, env=env(), capture_output=True, text=True, check=False,
             timeout=TIMEOUT_S,
@@ -89,8 +96,10 @@ class Pipeline:
         shutil.copytree(self.work / "out", self.artifacts)
 
     def gate_args(self, *more: str, base: str = "origin/main") -> list[str]:
+        operator = ["--evidence", str(self.operator_records)] \
+            if self.operator_records.exists() else []
         return [
-            CLAIM_PATH, "--evidence", str(self.artifacts / "evidence.json"),
+            CLAIM_PATH, "--test-evidence", str(self.artifacts / "evidence.json"), *operator,
             "--junit", str(self.artifacts / "junit.xml"), "--head-sha", self.head,
             "--diff-base", base, "--base-junit", str(self.base_junit),
             "--format", "json", *more,

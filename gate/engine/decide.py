@@ -30,6 +30,7 @@ from gate.engine.change_reach import judge_reach, reading_judgements
 from gate.engine.commit_order import ordered_after, skew_notes
 from gate.engine.completeness import item_problem
 from gate.engine.fail_to_pass import counted_fail_to_pass, fail_to_pass_judgements
+from gate.engine.handed_on import channel_judgements, judge_channel
 from gate.engine.provenance import judge_provenance
 from gate.engine.removed_tests import claim_judgements, rule_judgements
 from gate.engine.results import Assessment, Judgement, Problem, Unmet, Verdict, worst
@@ -176,6 +177,7 @@ def decide(claim: Claim, facts: Facts, policy: Policy, now: datetime) -> Verdict
         *fail_to_pass_judgements(claim, facts, policy),
         *superseded(facts),
         *reading_judgements(facts.change, items),
+        *channel_judgements(items),
     ]
     if not any(j.supporting for j in judgements) and all(j.unmet is None for j in judgements):
         judgements.append(_NOTHING_OBSERVED)
@@ -188,13 +190,15 @@ def decide(claim: Claim, facts: Facts, policy: Policy, now: datetime) -> Verdict
 def _items(claim: Claim, facts: Facts, policy: Policy) -> tuple[EvidenceItem, ...]:
     """The claim's own evidence first, then the observed items, CI ones judged for provenance
     and for the change's reach into the run that produced them, each held against the
-    decision's subject (`binding`)."""
+    decision's subject (`binding`), and each record held to the job that handed it on
+    (`judge_channel`: that refusal replaces any other)."""
     own = tuple(EvidenceItem(e, Origin.CLAIM, "claim") for e in claim.evidence)
     pull = facts.pull
     observed = tuple(
-        bind_to_subject(judge_reach(judge_provenance(item, pull, policy.trust)
-                                    if pull is not None and item.producer is not None else item,
-                                    facts.change, policy.trust), facts)
+        judge_channel(bind_to_subject(
+            judge_reach(judge_provenance(item, pull, policy.trust)
+                        if pull is not None and item.producer is not None else item,
+                        facts.change, policy.trust), facts))
         for item in facts.items
     )
     return own + tuple(bind_records_to_junit(observed))
