@@ -108,6 +108,12 @@ class Pipeline:
     def gate_job(self, *more: str, workspace: bool = False) -> subprocess.CompletedProcess[str]:
         """`claim-gate verify` from a fresh clone of the head (or, `workspace`, in the test
         job's own checkout: the shape issue 16 closes)."""
+        return self.run_gate(self.gate_args(*more, base="main" if workspace else "origin/main"),
+                             workspace=workspace)
+
+    def run_gate(self, args: list[str], workspace: bool = False
+                 ) -> subprocess.CompletedProcess[str]:
+        """`claim-gate verify ARGS` where `gate_job` runs it (a recipe's arguments, changed)."""
         where = self.work
         if not workspace:
             where = self.root / "gate"
@@ -115,8 +121,7 @@ class Pipeline:
             git(self.root, "clone", "-q", str(self.work), str(where))
             git(where, "checkout", "-q", self.head)
         return subprocess.run(
-            [sys.executable, "-m", "gate", "verify",
-             *self.gate_args(*more, base="main" if workspace else "origin/main")],
+            [sys.executable, "-m", "gate", "verify", *args],
             cwd=where, env=env(), capture_output=True, text=True, check=False,
             timeout=TIMEOUT_S,
         )
