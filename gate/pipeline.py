@@ -66,7 +66,8 @@ def exit_code_for(error: GateError) -> ExitCode:
 @dataclass(frozen=True)
 class VerifyOptions:
     claim: Path
-    evidence: tuple[Path, ...] = ()
+    evidence: tuple[Path, ...] = ()  # operator records, from outside the test job
+    test_evidence: tuple[Path, ...] = ()  # the test job's hand-off: the plugin's test runs
     policy: Path | None = None
     trusted_verifiers: tuple[str, ...] = ()
     now: datetime | None = None
@@ -197,7 +198,8 @@ def verify_collectors(
     options: VerifyOptions, probe_io: ProbeIO | None
 ) -> tuple[list[Collector], ProbeIO | None]:
     """What `claim-gate verify` observes: records, live probes, JUnit files, in that order."""
-    collectors: list[Collector] = [OperatorRecords(options.evidence, options.head_sha)]
+    collectors: list[Collector] = [OperatorRecords(options.evidence, options.head_sha,
+                                                   options.test_evidence)]
     io = None
     if options.probe:
         io = probe_io or ProbeIO.system()

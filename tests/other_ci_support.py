@@ -59,9 +59,16 @@ class Pipeline:
     def base_junit(self) -> Path:
         return self.root / "base-junit.xml"
 
+    @property
+    def operator_records(self) -> Path:
+        """Records the operator's own job writes after the tests, out of the test job's reach
+        (`--evidence`, when the file exists)."""
+        return self.root / "operator" / "evidence.json"
+
     def pytest(self, directory: Path, *more: str) -> subprocess.CompletedProcess[str]:
+        """pytest as the recipes run it: `-P`, so the checkout is not first on `sys.path`."""
         return subprocess.run(
-            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+            [sys.executable, "-P", "-m", "pytest", "-q", "-p", "no:cacheprovider",
              "--claim-evidence", "out/evidence.json", "--junitxml", "out/junit.xml", *more],
             cwd=directory, env=env(), capture_output=True, text=True, check=False,
             timeout=TIMEOUT_S,
@@ -89,8 +96,10 @@ class Pipeline:
         shutil.copytree(self.work / "out", self.artifacts)
 
     def gate_args(self, *more: str, base: str = "origin/main") -> list[str]:
+        operator = ["--evidence", str(self.operator_records)] \
+            if self.operator_records.exists() else []
         return [
-            CLAIM_PATH, "--evidence", str(self.artifacts / "evidence.json"),
+            CLAIM_PATH, "--test-evidence", str(self.artifacts / "evidence.json"), *operator,
             "--junit", str(self.artifacts / "junit.xml"), "--head-sha", self.head,
             "--diff-base", base, "--base-junit", str(self.base_junit),
             "--format", "json", *more,
@@ -99,6 +108,12 @@ class Pipeline:
     def gate_job(self, *more: str, workspace: bool = False) -> subprocess.CompletedProcess[str]:
         """`claim-gate verify` from a fresh clone of the head (or, `workspace`, in the test
         job's own checkout: the shape issue 16 closes)."""
+        return self.run_gate(self.gate_args(*more, base="main" if workspace else "origin/main"),
+                             workspace=workspace)
+
+    def run_gate(self, args: list[str], workspace: bool = False
+                 ) -> subprocess.CompletedProcess[str]:
+        """`claim-gate verify ARGS` where `gate_job` runs it (a recipe's arguments, changed)."""
         where = self.work
         if not workspace:
             where = self.root / "gate"
@@ -106,8 +121,7 @@ class Pipeline:
             git(self.root, "clone", "-q", str(self.work), str(where))
             git(where, "checkout", "-q", self.head)
         return subprocess.run(
-            [sys.executable, "-m", "gate", "verify",
-             *self.gate_args(*more, base="main" if workspace else "origin/main")],
+            [sys.executable, "-m", "gate", "verify", *args],
             cwd=where, env=env(), capture_output=True, text=True, check=False,
             timeout=TIMEOUT_S,
         )

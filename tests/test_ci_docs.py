@@ -134,7 +134,12 @@ def _jobs(name: str) -> tuple[str, str]:
     assert (recipe.starter in "\n".join(gate)) is False, "the exemption keys on the starter"
     kept = [[c for c in job if c and not any(s in c for s in _SKIPPED)] for job in (tests, gate)]
     assert any("--claim-evidence out/evidence.json" in c for c in kept[0])
+    # Nothing committed at the root runs before the plugin: pytest runs with a safe path.
+    assert all(re.search(r"\bpython3? -P -m pytest\b", c) for c in kept[0] if "pytest --" in c)
     gate_script = "\n".join(kept[1])
+    # The test job hands on test evidence only: its file never goes in as operator records.
+    assert "--test-evidence out/evidence.json" in gate_script
+    assert "--evidence " not in gate_script
     assert f'--head-sha "${recipe.commit}"' in gate_script
     assert "--require-claim" in gate_script
     assert "--diff-base" in gate_script

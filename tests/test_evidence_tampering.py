@@ -50,7 +50,7 @@ def _fewer_failures(record: dict[str, Any]) -> None:
 
 
 RECORD_EDITS: dict[str, tuple[Callable[[dict[str, Any]], None], str, str]] = {
-    "no inventory": (_drop_inventory, "producer_modified", "carries no x-producer-inventory"),
+    "no inventory": (_drop_inventory, "not_test_evidence", "carries no x-producer-inventory"),
     "entries edited": (_claim_installed, "producer_modified", "does not match its digest"),
     "digest recomputed": (_reseal_without_findings, "producer_modified", "do not follow"),
     "counts edited": (_fewer_failures, "evidence_mismatch", "differ from those of the JUnit"),
@@ -58,7 +58,7 @@ RECORD_EDITS: dict[str, tuple[Callable[[dict[str, Any]], None], str, str]] = {
 
 
 def test_control_the_record_and_its_junit_verify_together(ran: Project) -> None:
-    code, verdict = ran.verify("--evidence", str(ran.evidence), "--junit", str(ran.junit))
+    code, verdict = ran.verify("--test-evidence", str(ran.evidence), "--junit", str(ran.junit))
     assert (code, verdict["state"], verdict["unmet"]) == (0, "verified", [])
 
 
@@ -68,7 +68,7 @@ def test_a_hand_edited_plugin_record_does_not_count(ran: Project, edit: str) -> 
     record = ran.record()
     change(record)
     ran.evidence.write_text(json.dumps(record))
-    code, verdict = ran.verify("--evidence", str(ran.evidence))
+    code, verdict = ran.verify("--test-evidence", str(ran.evidence))
     assert code == 1
     found = unmet(verdict)
     assert code_wanted in found
@@ -79,7 +79,7 @@ def test_a_junit_file_rewritten_after_the_plugin_wrote_it_counts_for_neither(
     ran: Project,
 ) -> None:
     ran.junit.write_text(ran.junit.read_text("utf-8").replace('tests="1"', 'tests="1" '))
-    code, verdict = ran.verify("--evidence", str(ran.evidence), "--junit", str(ran.junit))
+    code, verdict = ran.verify("--test-evidence", str(ran.evidence), "--junit", str(ran.junit))
     assert (code, set(unmet(verdict))) == (1, {"evidence_mismatch"})
     assert "rewritten after the run" in unmet(verdict)["evidence_mismatch"]
 
@@ -118,7 +118,7 @@ def test_a_submodule_moved_or_edited_makes_the_tree_dirty(
     project.commit(SUBMODULE_FILES)
     assert git(project.repo, "ls-files", "-s", "lib").startswith("160000")
     assert project.pytest().returncode == 0
-    code, verdict = project.verify("--evidence", str(project.evidence))
+    code, verdict = project.verify("--test-evidence", str(project.evidence))
     assert (code, verdict["unmet"]) == (0, [])  # control: submodule at its recorded commit
 
     (project.repo / "lib" / "__init__.py").write_text("VALUE = 1  # edited in place\n")
@@ -127,7 +127,7 @@ def test_a_submodule_moved_or_edited_makes_the_tree_dirty(
     commit_all(project.repo / "lib", "moved")
     assert project.pytest().returncode == 0
     assert any("lib (submodule at" in p for p in project.record()["x-dirty-paths"])
-    code, verdict = project.verify("--evidence", str(project.evidence))
+    code, verdict = project.verify("--test-evidence", str(project.evidence))
     assert (code, set(unmet(verdict))) == (1, {"dirty_tree"})
 
 
@@ -151,7 +151,7 @@ def test_ignored_importable_files_make_the_tree_dirty(
         (project.repo / name).write_text(text)
     assert git(project.repo, "status", "--porcelain") == ""  # plain git sees nothing
     assert project.pytest().returncode == 0
-    code, verdict = project.verify("--evidence", str(project.evidence))
+    code, verdict = project.verify("--test-evidence", str(project.evidence))
     if dirty:
         assert (code, set(unmet(verdict))) == (1, {"dirty_tree"})
     else:
@@ -175,13 +175,13 @@ def test_a_fifo_input_is_refused_at_once(ran: Project, tmp_path: Path, which: st
     policy.write_text("id: p\nrequires: [test_run]\n")
     paths = {"claim": ran.claim, "policy": policy, "evidence": ran.evidence, "junit": ran.junit}
     code, _, _ = _gate(str(paths["claim"]), "--policy", str(paths["policy"]),
-                       "--evidence", str(paths["evidence"]), "--junit", str(paths["junit"]),
-                       "--head-sha", ran.head)
+                       "--test-evidence", str(paths["evidence"]),
+                       "--junit", str(paths["junit"]), "--head-sha", ran.head)
     assert code == 0  # control: the same inputs as regular files verify
     paths[which] = fifo
     code, stderr, _ = _gate(str(paths["claim"]), "--policy", str(paths["policy"]),
-                            "--evidence", str(paths["evidence"]), "--junit", str(paths["junit"]),
-                            "--head-sha", ran.head)
+                            "--test-evidence", str(paths["evidence"]),
+                            "--junit", str(paths["junit"]), "--head-sha", ran.head)
     assert code == 3
     assert str(fifo) in stderr
     assert "FIFO" in stderr or "not a regular file" in stderr
@@ -200,7 +200,7 @@ def test_a_yaml_policy_with_a_key_written_twice_is_refused(
 ) -> None:
     policy = tmp_path / "policy.yaml"
     policy.write_text(text)
-    found, stderr, _ = _gate(str(ran.claim), "--policy", str(policy), "--evidence",
+    found, stderr, _ = _gate(str(ran.claim), "--policy", str(policy), "--test-evidence",
                              str(ran.evidence), "--head-sha", ran.head)
     assert found == code, stderr
     if code == 3:

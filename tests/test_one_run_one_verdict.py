@@ -48,7 +48,7 @@ def test_control_the_honest_record_and_its_report_verify(project: Project) -> No
     project.commit({"calc.py": CALC, "test_calc.py": PASSING})
     assert project.pytest().returncode == 0
     for more in (("--junit", str(project.junit)),
-                 ("--evidence", str(project.evidence), "--junit", str(project.junit))):
+                 ("--test-evidence", str(project.evidence), "--junit", str(project.junit))):
         code, verdict = project.verify(*more)
         assert (code, verdict["unmet"]) == (0, []), verdict["reason"]
 
@@ -65,11 +65,11 @@ def test_the_report_alone_is_refused_by_its_own_properties(project: Project) -> 
 
 def test_the_record_takes_the_report_of_its_run_with_it(project: Project) -> None:
     _attacked(project)
-    code, verdict = project.verify("--evidence", str(project.evidence),
+    code, verdict = project.verify("--test-evidence", str(project.evidence),
                                    "--junit", str(project.junit))
     assert code == 1
     assert set(unmet(verdict)) == {"producer_modified"}
-    assert _problems(project, "--evidence", str(project.evidence),
+    assert _problems(project, "--test-evidence", str(project.evidence),
                      "--junit", str(project.junit)) == ["producer_modified", "producer_modified"]
 
 
@@ -83,10 +83,10 @@ def test_a_plugin_report_without_its_record_does_not_count(project: Project,
     shutil.copy(project.junit, first)
     assert project.pytest().returncode == 0  # the second run writes the record handed on
     # The record counts for its own run; the other run's report does not count beside it.
-    assert _problems(project, "--evidence", str(project.evidence),
+    assert _problems(project, "--test-evidence", str(project.evidence),
                      "--junit", str(first)) == [None, "unbound_report"]
     # The control: the same record with its own run's report: both count.
-    assert _problems(project, "--evidence", str(project.evidence),
+    assert _problems(project, "--test-evidence", str(project.evidence),
                      "--junit", str(project.junit)) == [None, None]
 
 
@@ -101,9 +101,9 @@ def test_a_session_ended_by_pytest_exit_is_incomplete(project: Project) -> None:
     project.commit({"calc.py": CALC, "test_calc.py": PASSING, "test_exit.py": EXITS_EARLY})
     assert project.pytest().returncode == 0  # pytest itself exits 0
     assert project.record()["observed_value"]["exit_status"] == 2
-    code, verdict = project.verify("--evidence", str(project.evidence),
+    code, verdict = project.verify("--test-evidence", str(project.evidence),
                                    "--junit", str(project.junit))
     assert code == 1
     assert set(unmet(verdict)) == {"incomplete_run"}
-    assert _problems(project, "--evidence", str(project.evidence),
+    assert _problems(project, "--test-evidence", str(project.evidence),
                      "--junit", str(project.junit)) == ["incomplete_run", "incomplete_run"]

@@ -49,7 +49,8 @@ def _handwritten(pipeline: Pipeline, observed: Mapping[str, object], expected: o
     }
     if expected is not None:
         record["expected"] = expected
-    (pipeline.artifacts / "evidence.json").write_text(json.dumps(record))
+    pipeline.operator_records.parent.mkdir(parents=True, exist_ok=True)
+    pipeline.operator_records.write_text(json.dumps(record))
 
 
 def _now() -> str:

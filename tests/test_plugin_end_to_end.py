@@ -38,7 +38,7 @@ def _pytest(repo: Path) -> subprocess.CompletedProcess[str]:
 
 def _verify(claim: Path, evidence: Path, head: str, *more: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "gate", "verify", str(claim), "--evidence", str(evidence),
+        [sys.executable, "-m", "gate", "verify", str(claim), "--test-evidence", str(evidence),
          "--head-sha", head, *more],
         env=_env(), capture_output=True, text=True, check=False,
     )

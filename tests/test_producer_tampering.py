@@ -97,7 +97,7 @@ def test_control_an_honest_run_is_clean_and_verified(project: Project) -> None:
     inventory = project.record()["x-producer-inventory"]
     assert inventory["findings"] == []
     assert [c["path"] for c in inventory["conftests"]] == ["conftest.py"]
-    code, verdict = project.verify("--evidence", str(project.evidence))
+    code, verdict = project.verify("--test-evidence", str(project.evidence))
     assert (code, verdict["state"], verdict["unmet"]) == (0, "verified", [])
 
 
@@ -109,7 +109,7 @@ def test_a_route_that_rewrites_results_is_producer_modified(project: Project, ro
     assert run.returncode == 0, run.stdout  # the attack works: pytest itself sees green
     record = project.record()
     assert record["observed_value"]["failures"] == 0
-    code, verdict = project.verify("--evidence", str(project.evidence))
+    code, verdict = project.verify("--test-evidence", str(project.evidence))
     assert (code, verdict["state"]) == (1, "unverified")
     found = unmet(verdict)
     assert set(found) == {"producer_modified"}

@@ -30,6 +30,7 @@ JUNIT_REPORT_FIELD = "x-junit-report"
 class Origin(StrEnum):
     CLAIM = "claim"  # written by the agent inside its claim file
     OPERATOR = "operator"  # a record file the operator named (--evidence)
+    TEST_JOB = "test_job"  # a record file the test job handed on (--test-evidence)
     GATE = "gate"  # observed by the gate itself (JUnit it read, GitHub, probes)
 
 
@@ -51,6 +52,8 @@ class EvidenceItem:
     producer: Producer | None = None
     #: What the item is bound to, as its source observed it (gate/claim/subject.py).
     binding: Binding | None = None
+    #: Where in its source the item sits, for a person ("record 2 at 14:3"), when it has one.
+    place: str | None = None
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,7 @@ from gate.engine.fail_to_pass import (
     judge_base_code_runs,
     judged_base_code,
 )
+from gate.engine.handed_on import channel_judgements, judge_channel
 from gate.engine.provenance import judge_provenance
 from gate.engine.removed_tests import claim_judgements, rule_judgements
 from gate.engine.results import Assessment, Judgement, Problem, Unmet, Verdict, worst
@@ -183,6 +184,7 @@ def decide(claim: Claim, facts: Facts, policy: Policy, now: datetime) -> Verdict
         *fail_to_pass_judgements(claim, facts, policy),
         *superseded(facts),
         *reading_judgements(facts.change, items),
+        *channel_judgements(items),
     ]
     if not any(j.supporting for j in judgements) and all(j.unmet is None for j in judgements):
         judgements.append(_NOTHING_OBSERVED)
@@ -196,9 +198,10 @@ def decide(claim: Claim, facts: Facts, policy: Policy, now: datetime) -> Verdict
 def _items(claim: Claim, facts: Facts, policy: Policy) -> tuple[EvidenceItem, ...]:
     """The claim's own evidence first, then the observed items, CI ones judged for provenance
     and for the change's reach into the run that produced them, each held against the
-    decision's subject (`binding`)."""
+    decision's subject (`binding`), and each record held to the job that handed it on
+    (`judge_channel`: that refusal replaces any other)."""
     own = tuple(EvidenceItem(e, Origin.CLAIM, "claim") for e in claim.evidence)
-    observed = tuple(_observed(item, facts, policy) for item in facts.items)
+    observed = tuple(judge_channel(_observed(item, facts, policy)) for item in facts.items)
     return own + tuple(bind_records_to_junit(observed))
 
 

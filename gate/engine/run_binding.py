@@ -1,7 +1,7 @@
 """A pytest record and the JUnit file its run wrote, named together: the same bytes, or neither.
 
 The plugin's record carries the sha256 of the JUnit report written by the same session
-(`x-junit-report`). When the operator names both (`--evidence` and `--junit`) and a JUnit file
+(`x-junit-report`). When the operator names both (`--test-evidence` and `--junit`) and a JUnit file
 of the same name is among the gate's JUnit reading with other bytes, one of the two was
 rewritten after the run (a conftest's `pytest_unconfigure`, a later CI step): neither counts.
 A JUnit file of another name is another run and is judged on its own. A rule of the engine:
@@ -27,6 +27,9 @@ from gate.claim.facts import (
     Origin,
 )
 from gate.engine.test_counts import count_problem, narrowed
+
+#: Record files handed on by name: the operator's (`--evidence`) and the test job's.
+_RECORDS = frozenset({Origin.OPERATOR, Origin.TEST_JOB})
 
 
 def _file_name(path: str) -> str:
@@ -112,7 +115,7 @@ def _one_run_one_verdict(items: Sequence[EvidenceItem],
                          bound: list[EvidenceItem]) -> list[EvidenceItem]:
     """A record that does not count takes the JUnit file of its run with it; with records
     handed on, a plugin-marked JUnit file needs a counting record of its own run."""
-    records = [item for item in bound if item.origin is Origin.OPERATOR
+    records = [item for item in bound if item.origin in _RECORDS
                and item.evidence.extensions.get(JUNIT_REPORT_FIELD) is not None]
     for index, item in enumerate(items):
         files = _read_files(item)
@@ -140,7 +143,7 @@ def bind_records_to_junit(items: Sequence[EvidenceItem]) -> list[EvidenceItem]:
     readings = [(i, files) for i, files in readings if files]
     bound = list(items)
     for index, item in enumerate(items):
-        if item.origin is not Origin.OPERATOR:
+        if item.origin not in _RECORDS:
             continue
         for junit_index, files in readings:
             subset = _narrowed_run(item, files)

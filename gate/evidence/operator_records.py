@@ -1,4 +1,8 @@
-"""Operator evidence records (`--evidence`): what disqualifies one before the engine weighs it.
+"""Record files handed on by name: the operator's (`--evidence`) and the test job's
+(`--test-evidence`), and what disqualifies a record before the engine weighs it.
+
+Each record keeps the channel it came by (`Origin.OPERATOR`, `Origin.TEST_JOB`) and its place
+in the file; which records a channel may carry is the engine's rule (`gate/engine/handed_on.py`).
 
 A record keeps its own `verifier.kind`; what only a collector can see is checked here: a test
 run about another commit or a dirty tree (`commit_binding`), a record whose counts differ
@@ -21,15 +25,14 @@ from gate.claim.facts import (
     EvidenceItem,
     Origin,
 )
-from gate.claim.loader import LoadedClaim, load_evidence_records
+from gate.claim.loader import LoadedClaim, LoadedDocument, load_evidence_records
 from gate.claim.model import Evidence
 from gate.claim.policy import Policy
+from gate.claim.test_job import INVENTORY_FIELD, PLUGIN_VERIFIER_PREFIX
 from gate.evidence.commit_binding import check_record, record_fact_binding
 from gate.evidence.interface import Collected
 from gate.evidence.probe.records import recorded_disqualification
-from gate.evidence.producer_inventory import INVENTORY_FIELD, PRODUCER_MODIFIED, judge
-
-PYTEST_VERIFIER_PREFIX = "claim-gate/pytest@"
+from gate.evidence.producer_inventory import PRODUCER_MODIFIED, judge
 
 #: Counts the record's own `junit_report` totals are compared with.
 _COUNTED = ("tests", "failures", "errors")
@@ -43,7 +46,7 @@ def check_producer(evidence: Evidence) -> Disqualification | None:
     """A record from the pytest plugin (by its id, or carrying an inventory) must carry an
     inventory that is whole, unedited and names nothing that could rewrite results."""
     inventory = evidence.extensions.get(INVENTORY_FIELD)
-    if not evidence.verifier.id.startswith(PYTEST_VERIFIER_PREFIX) and inventory is None:
+    if not evidence.verifier.id.startswith(PLUGIN_VERIFIER_PREFIX) and inventory is None:
         return None
     problem = judge(inventory)
     return Disqualification(PRODUCER_MODIFIED, problem) if problem else None
@@ -82,29 +85,40 @@ def qualify(evidence: Evidence, head_sha: str | None) -> Disqualification | None
     )
 
 
+def _place(document: LoadedDocument, index: int) -> str:
+    """Where a record sits in its file: its number and line:column."""
+    pointer = f"/{index}" if isinstance(document.raw, list) else ""
+    return f"record {index + 1} at {document.place(pointer)}"
+
+
 @dataclass(frozen=True)
 class OperatorRecords:
-    """Evidence records the operator named (`--evidence`): they keep their own `kind`, but a
-    record made for another claim file, or a test run about another commit, a dirty tree or
-    no test at all, is disqualified (`probe.records`, `qualify`)."""
+    """Evidence records named on the command line: the operator's (`--evidence`) and the test
+    job's (`--test-evidence`). They keep their own `kind`, but a record made for another claim
+    file, or a test run about another commit, a dirty tree or no test at all, is disqualified
+    (`probe.records`, `qualify`)."""
 
     paths: tuple[Path, ...]
     head_sha: str | None = None
+    #: The files the test job handed on: the engine takes only the plugin's test runs there.
+    test_job: tuple[Path, ...] = ()
 
     def collect(self, loaded: LoadedClaim, policy: Policy) -> Collected:
         items: list[EvidenceItem] = []
         inputs: list[tuple[str, str]] = []
         claim_sha256 = loaded.document.sha256
-        for path in self.paths:
-            document, records = load_evidence_records(path)
-            inputs.append((f"evidence {document.source}", document.sha256))
-            items.extend(
-                EvidenceItem(
-                    record, Origin.OPERATOR, document.source,
-                    recorded_disqualification(record, claim_sha256)
-                    or qualify(record, self.head_sha),
-                    binding=record_fact_binding(record),
+        for origin, label, paths in ((Origin.OPERATOR, "evidence", self.paths),
+                                     (Origin.TEST_JOB, "test evidence", self.test_job)):
+            for path in paths:
+                document, records = load_evidence_records(path)
+                inputs.append((f"{label} {document.source}", document.sha256))
+                items.extend(
+                    EvidenceItem(
+                        record, origin, document.source,
+                        recorded_disqualification(record, claim_sha256)
+                        or qualify(record, self.head_sha),
+                        binding=record_fact_binding(record), place=_place(document, index),
+                    )
+                    for index, record in enumerate(records)
                 )
-                for record in records
-            )
         return Collected(items=tuple(items), inputs=tuple(inputs))

@@ -19,7 +19,9 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-INVENTORY_FIELD = "x-producer-inventory"
+# Named in the claim part (the engine reads it too); collectors import it from here.
+from gate.claim.test_job import INVENTORY_FIELD as INVENTORY_FIELD
+
 INVENTORY_VERSION = 1
 PRODUCER_MODIFIED = "producer_modified"
 

@@ -83,7 +83,15 @@ def _add_verify(commands: _Commands[_Parser]) -> None:
     verify.add_argument("claim", type=Path, metavar="CLAIM", help="the claim file (JSON)")
     verify.add_argument(
         "--evidence", type=Path, action="append", default=[], metavar="FILE",
-        help="an evidence record (or a JSON list of them) supplied by the operator; repeatable",
+        help="an evidence record (or a JSON list of them) the operator's own producer wrote,"
+        " outside the test job (a record with the pytest plugin's marks is refused here);"
+        " repeatable",
+    )
+    verify.add_argument(
+        "--test-evidence", type=Path, action="append", default=[], metavar="FILE",
+        help="the record file the test job handed on (the pytest plugin's): only the plugin's"
+        " test_run records, bound and inventoried, count; anything else there leaves the"
+        " claim unverified (not_test_evidence); repeatable",
     )
     verify.add_argument(
         "--policy", type=Path, metavar="FILE",

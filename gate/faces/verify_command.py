@@ -34,6 +34,7 @@ def run_verify_arguments(
     options = VerifyOptions(
         claim=args.claim,
         evidence=tuple(args.evidence),
+        test_evidence=tuple(args.test_evidence),
         policy=args.policy,
         trusted_verifiers=tuple(args.trusted_verifier),
         now=args.now,

@@ -1,0 +1,20 @@
+"""What marks an evidence record as the pytest plugin's, written inside the test job.
+
+The test job runs the change's own code, so the file it hands on is the agent's account: the
+gate takes from it only the plugin's `test_run` records (`verify --test-evidence`), and only
+those records carry these marks. An operator's record (`verify --evidence`) is produced outside
+the test job; one that carries a mark was written inside it, whoever passes it on.
+"""
+
+from __future__ import annotations
+
+from gate.claim.facts import JUNIT_REPORT_FIELD
+
+#: Every record the pytest plugin writes names it by this verifier id (and its version).
+PLUGIN_VERIFIER_PREFIX = "claim-gate/pytest@"
+#: The plugin's inventory of what could have rewritten results (gate/evidence/producer_inventory).
+INVENTORY_FIELD = "x-producer-inventory"
+#: The plugin's version, beside pytest's and Python's.
+PLUGIN_VERSION_FIELD = "x-plugin-version"
+#: Fields only the plugin writes: a record holding one was written in the test job.
+PLUGIN_FIELDS: tuple[str, ...] = (INVENTORY_FIELD, JUNIT_REPORT_FIELD, PLUGIN_VERSION_FIELD)
