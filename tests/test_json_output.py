@@ -6,7 +6,9 @@ that is meant: `claim-gate verify CLAIM --now 2026-08-27T18:05:00Z --trusted-ver
 
 from __future__ import annotations
 
+import gc
 import io
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -41,3 +43,29 @@ def test_the_json_record_is_byte_for_byte_as_pinned(claim: Path, pin: str,
     code, output = verify_json(claim)
     assert code == exit_code
     assert output == pinned(pin)
+
+
+def test_the_collector_waits_while_a_command_runs_and_is_left_as_it_was() -> None:
+    """`main` pauses the cyclic garbage collector for the command (gate/faces/gc_pause.py):
+    the clock the decision reads sees it paused; after the command it is on again, and a
+    caller that had it off finds it off."""
+    seen: list[bool] = []
+
+    def clock() -> datetime:
+        seen.append(gc.isenabled())
+        return datetime(2026, 8, 27, 18, 5, tzinfo=UTC)
+
+    out, err = io.StringIO(), io.StringIO()
+    assert gc.isenabled()
+    code = main(["verify", str(ROOT / "examples" / "claim.json"), "--trusted-verifier",
+                 "gitreal-gate/*"], clock=clock, out=out, err=err)
+    assert code == 0
+    assert seen
+    assert not any(seen)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        main(["verify", str(ROOT / "examples" / "claim.json")], clock=clock, out=out, err=err)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
