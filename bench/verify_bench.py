@@ -11,12 +11,15 @@ Run: python3 -m bench.verify_bench [--old DIR] [--repeat N] [--sizes 1000,10000,
 
 `--old DIR` runs the same commands with an older gate first on the path (e.g.
 `git archive REV gate | tar -x -C DIR`) and prints new/old ratios. CPU time, not wall time:
-these machines are shared; the load average is printed with the figures.
+these machines are shared; the load average is printed with the figures. Both gates are
+byte-compiled first, as an installed gate is: with PYTHONDONTWRITEBYTECODE set and no
+`__pycache__`, every run would compile each module again (most of a small command's time).
 """
 
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
 import resource
@@ -124,6 +127,9 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--sizes", default="1000,10000,100000")
     args = parser.parse_args()
+    for folder in (ROOT, args.old):
+        if folder is not None:
+            compileall.compile_dir(folder / "gate", quiet=1)
     print(f"load average at the start: {os.getloadavg()[0]:.1f}")
     start(args.repeat, args.old)
     with tempfile.TemporaryDirectory() as folder:

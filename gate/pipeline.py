@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import NoReturn, Protocol
 
 from gate.claim.errors import GateError, InvalidInput, UsageError
+from gate.claim.limits import DEFAULT_MAX_JUNIT_BYTES
 from gate.claim.loader import DEFAULT_MAX_CLAIM_BYTES, LoadedClaim
 from gate.claim.model import VerdictState
 from gate.claim.policy import Policy, default_policy
@@ -23,16 +24,16 @@ from gate.claim.subject import Subject
 from gate.engine.decide import decide
 from gate.engine.override import NO_OVERRIDE, OverrideDecision, judge_override
 from gate.engine.results import Verdict
-from gate.evidence.branch_changes import BranchChanges, MadeByTheTestJob
 from gate.evidence.git_claim import load_claim_at, written_by_change
 from gate.evidence.git_diff import GitDiffError, resolve_range
 from gate.evidence.interface import Collected, Collector
-from gate.evidence.junit import DEFAULT_MAX_JUNIT_BYTES, JUnitFiles
 from gate.evidence.operator_records import OperatorRecords
-from gate.evidence.probe.collect import Probes
 from gate.evidence.probe.observe import ProbeContext, ProbeIO
-from gate.report.no_claim import render_no_claim
 from gate.report.renderers import FORMATS, RenderInput, render
+
+# The collectors of JUnit files, live probes and the branch's change (with their parsers,
+# lxml's and git's) are imported when a command asks for them: a claim verified from its own
+# file and records needs none of them (issue 23, the command's start).
 
 __all__ = [
     "FORMATS", "Decision", "ExitCode", "VerifyOptions", "gather", "run", "run_verify",
@@ -115,6 +116,8 @@ def missing_claim(options: VerifyOptions, inherited: bool = False) -> NoClaimRes
              f" {options.diff_base})" if inherited else f"does not exist{where}")
     message = (f"no completion claim: {options.claim} {state}, and"
                " --require-claim says this change needs one")
+    from gate.report.no_claim import render_no_claim
+
     return NoClaimResult(render_no_claim(options.format, message))
 
 
@@ -202,9 +205,13 @@ def verify_collectors(
                                                    options.test_evidence)]
     io = None
     if options.probe:
+        from gate.evidence.probe.collect import Probes
+
         io = probe_io or ProbeIO.system()
         collectors.append(Probes(options.probe_context, io))
     if options.junit:
+        from gate.evidence.junit import JUnitFiles
+
         collectors.append(JUnitFiles(options.junit, options.head_sha, options.junit_max_bytes,
                                      options.base_junit, options.base_code_junit,
                                      options.test_exit_status))
@@ -215,6 +222,9 @@ def with_git_sources(collectors: list[Collector], options: VerifyOptions) -> lis
     """`--diff-base`: the test runs are the test job's, judged against the branch's diff;
     `--base-junit`: the head's tests against the base branch's report."""
     if options.diff_base is not None:
+        from gate.evidence.branch_changes import BranchChanges, MadeByTheTestJob
+        from gate.evidence.probe.collect import Probes
+
         collectors = [
             c if isinstance(c, Probes) else MadeByTheTestJob(c) for c in collectors
         ]

@@ -24,6 +24,10 @@ EXAMPLE = ROOT / "examples" / "claim.json"
 LIBRARIES = ("github", "requests", "urllib3", "jwt", "nacl", "cryptography", "lxml",
              "jsonschema", "referencing", "yaml", "http", "ssl", "socket", "email")
 
+#: The gate's own collectors a command may not need: JUnit files, the branch's change.
+COLLECTORS = ("gate.evidence.junit", "gate.evidence.junit_reader", "gate.evidence.branch_changes",
+              "gate.evidence.git_change_reading", "gate.evidence.change_reach")
+
 _PROBE = """
 import contextlib, io, json, sys
 from gate.faces.cli import main
@@ -33,16 +37,40 @@ with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.St
     except SystemExit as exc:
         code = exc.code
 loaded = sorted({name.split(".")[0] for name in sys.modules} & set(LIBRARIES))
-print(json.dumps({"code": code, "loaded": loaded}))
-""".replace("LIBRARIES", repr(LIBRARIES))
+collectors = sorted(set(sys.modules) & set(COLLECTORS))
+print(json.dumps({"code": code, "loaded": loaded, "collectors": collectors}))
+""".replace("LIBRARIES", repr(LIBRARIES)).replace("COLLECTORS", repr(COLLECTORS))
+
+
+def probe(*argv: str) -> dict[str, object]:
+    """What `claim-gate ARGV` left loaded in a fresh process, and its exit code."""
+    done = subprocess.run([sys.executable, "-c", _PROBE, *argv], capture_output=True,
+                          text=True, check=True, cwd=ROOT)
+    result: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
 
 
 def loaded_after(*argv: str) -> tuple[int, set[str]]:
     """(exit code, the listed libraries loaded) after `claim-gate ARGV` in a fresh process."""
-    done = subprocess.run([sys.executable, "-c", _PROBE, *argv], capture_output=True,
-                          text=True, check=True, cwd=ROOT)
-    result = json.loads(done.stdout.strip().splitlines()[-1])
-    return result["code"], set(result["loaded"])
+    result = probe(*argv)
+    code, loaded = result["code"], result["loaded"]
+    assert isinstance(code, int)
+    assert isinstance(loaded, list)
+    return code, set(loaded)
+
+
+def test_verifying_a_claim_from_its_file_loads_no_junit_or_change_collector(
+    tmp_path: Path,
+) -> None:
+    """The collectors of JUnit files and of the branch's change come with their options only;
+    the control: --junit loads the JUnit reader (and still not the change's)."""
+    plain = probe("verify", str(EXAMPLE), "--now", "2026-08-27T18:05:00Z")
+    assert plain["code"] == 1
+    assert plain["collectors"] == []
+    report = passing(tmp_path / "junit.xml")
+    with_junit = probe("verify", str(EXAMPLE), "--now", "2026-08-27T18:05:00Z",
+                       "--junit", str(report))
+    assert with_junit["collectors"] == ["gate.evidence.junit", "gate.evidence.junit_reader"]
 
 
 @pytest.mark.parametrize("argv", [

@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, TextIO
 
 from gate.claim.errors import CouldNotDecide, InvalidInput, UsageError
+from gate.faces.gc_pause import collector_paused
 from gate.faces.parser import EXIT_CODES_HELP as EXIT_CODES_HELP
 from gate.faces.parser import build_parser as build_parser
 
@@ -75,7 +76,8 @@ def main(
     err = err or sys.stderr
     parser = build_parser()
     try:
-        return _run(parser.parse_args(argv), parser, clock, out, err, probe_io)
+        with collector_paused():
+            return _run(parser.parse_args(argv), parser, clock, out, err, probe_io)
     except (InvalidInput, UsageError) as exc:
         err.write(f"claim-gate: invalid input: {exc}\n")
         return _INVALID_INPUT

@@ -8,7 +8,6 @@ importing all six (the time line's SVG, JUnit XML...) cost every run (issue 23).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
@@ -46,10 +45,10 @@ class RenderInput:
 
 
 def _json(given: RenderInput) -> str:
+    from gate.report.json_text import indented_json
     from gate.report.record import completed_record
 
-    record = completed_record(given.loaded.document.raw, given.verdict)
-    return json.dumps(record, indent=2, ensure_ascii=False) + "\n"
+    return indented_json(completed_record(given.loaded.document.raw, given.verdict)) + "\n"
 
 
 def _text(given: RenderInput) -> str:
