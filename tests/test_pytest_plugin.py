@@ -104,7 +104,8 @@ def test_totals_and_failing_node_ids(project: pytest.Pytester) -> None:
         "tests": 9, "passed": 5, "failures": 1, "errors": 1, "skipped": 2, "flaky": 0,
         "failed_tests": ["test_suite.py::test_fails"],
         "errored_tests": ["test_suite.py::test_errors"],
-        "exit_status": 1,
+        "exit_status": 1, "collected": 9, "unfinished": 0, "unfinished_tests": [],
+        "interrupted": False,
     }
 
 

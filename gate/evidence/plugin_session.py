@@ -72,3 +72,25 @@ def write_atomically(path: Path, text: str) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def junit_path(config: Any) -> Path | None:
+    """The JUnit file the session writes (`--junitxml`), from where pytest was started."""
+    junit = config.getoption("xmlpath", None)
+    if not junit:
+        return None
+    path = Path(junit)
+    return path if path.is_absolute() else config.invocation_params.dir / path
+
+
+def add_junit_properties(config: Any, properties: tuple[tuple[str, str], ...]) -> None:
+    """`<property>`s on the session's JUnit report, when it writes one."""
+    try:
+        from _pytest.junitxml import xml_key
+    except ImportError:  # pragma: no cover - a pytest that moved its JUnit writer
+        return
+    xml = config.stash.get(xml_key, None)
+    if xml is None:
+        return
+    for name, value in properties:
+        xml.add_global_property(name, value)

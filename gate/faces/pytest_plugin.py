@@ -83,7 +83,7 @@ class _Recorder:
             watch.observe(config.pluginmanager, "configure")
         self._watch = watch
         self._inventory: dict[str, Any] | None = None
-        self._ended_early = False
+        self._interrupted: str | None = None
         self._config = config
         self._path = path
         self._started = started
@@ -92,11 +92,9 @@ class _Recorder:
         self._message: str | None = None
 
     def _junit_path(self) -> Path | None:
-        junit = self._config.getoption("xmlpath", None)
-        if not junit:
-            return None
-        path = Path(junit)
-        return path if path.is_absolute() else self._config.invocation_params.dir / path
+        from gate.evidence.plugin_session import junit_path
+
+        return junit_path(self._config)
 
     def _ignored(self) -> list[Path]:
         junit = self._junit_path()
@@ -118,15 +116,9 @@ class _Recorder:
         self._add_junit_properties(base_code_properties(self._config.rootpath, self._tree))
 
     def _add_junit_properties(self, properties: tuple[tuple[str, str], ...]) -> None:
-        try:
-            from _pytest.junitxml import xml_key
-        except ImportError:  # pragma: no cover - a pytest that moved its JUnit writer
-            return
-        xml = self._config.stash.get(xml_key, None)
-        if xml is None:
-            return
-        for name, value in properties:
-            xml.add_global_property(name, value)
+        from gate.evidence.plugin_session import add_junit_properties
+
+        add_junit_properties(self._config, properties)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         self._tally.add(report.nodeid, report.when, report.outcome)
@@ -135,11 +127,19 @@ class _Recorder:
         # After every test: a patch a test module made and undid still shows.
         self._watch.observe(self._config.pluginmanager, "run")
 
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        self._tally.collected(item.nodeid for item in session.items)  # after deselection
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: object, ids: list[str]) -> None:
+        self._tally.collected(ids)  # xdist's controller collects nothing: its workers do
+
     def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
-        # pytest.exit() ends here as Ctrl-C does: the session stopped before every test ran,
-        # whatever `returncode` it asked for, so the record says interrupted (exit status 2).
-        del excinfo
-        self._ended_early = True
+        # pytest.exit() ends here as Ctrl-C and `session.shouldstop` do: the session stopped
+        # before its end, whatever `returncode` it asked for (the record says exit status 2).
+        from gate.evidence.pytest_record import interruption
+
+        self._interrupted = interruption(excinfo.value)
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
@@ -160,7 +160,7 @@ class _Recorder:
         )
         self._add_junit_properties(inventory_properties(self._inventory))
         result = yield
-        self._write_record(2 if self._ended_early else int(exitstatus))
+        self._write_record(2 if self._interrupted else int(exitstatus))
         return result
 
     def _write_record(self, exitstatus: int) -> None:
@@ -185,6 +185,7 @@ class _Recorder:
             workers=workers if isinstance(workers, int) else 0,
             inventory=self._inventory,
             junit_report=junit_report_facts(junit, self._config.rootpath) if junit else None,
+            interrupted=self._interrupted,
         )
         try:
             plugin_session.write_atomically(
