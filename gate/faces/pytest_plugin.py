@@ -11,9 +11,10 @@ The logic lives in `gate.evidence.pytest_record` (pure) and `gate.evidence.git_p
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import os
-import platform
+import sys
 from collections.abc import Generator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -29,6 +30,7 @@ _GATE_DIR = Path(gate.__file__).resolve().parent
 
 _STARTED = pytest.StashKey[datetime]()
 _WATCH = pytest.StashKey[Any]()  # a gate.evidence.pytest_watch.Watch, imported only when active
+_PRELOADED = pytest.StashKey[list[dict[str, str]]]()
 _RECORDER_NAME = "claim-gate-recorder"
 
 
@@ -56,6 +58,14 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
         watch = Watch(origins)
         watch.observe(early_config.pluginmanager, "load")
         early_config.stash[_WATCH] = watch
+        early_config.stash[_PRELOADED] = _preloaded(rootdir)
+
+
+def _preloaded(rootdir: Path) -> list[dict[str, str]]:
+    """The repository's code that ran before this hook: entry points, shadowing packages."""
+    from gate.evidence.plugin_preload import preloaded
+
+    return preloaded(rootdir, sys.modules, importlib.metadata.distributions())
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -82,6 +92,8 @@ class _Recorder:
             watch = Watch(origins)
             watch.observe(config.pluginmanager, "configure")
         self._watch = watch
+        self._preloaded = config.stash[_PRELOADED] if _PRELOADED in config.stash \
+            else _preloaded(config.rootpath)  # the option came late: as seen from now
         self._inventory: dict[str, Any] | None = None
         self._interrupted: str | None = None
         self._config = config
@@ -151,13 +163,13 @@ class _Recorder:
     ) -> Generator[None, object, object]:
         # Innermost wrapper: before the JUnit writer (plain) runs, seal the inventory and add it
         # to the report; after it wrote the file, hash it and write the record.
+        from gate.evidence.producer_inventory import seal
         from gate.evidence.pytest_record import inventory_properties
         from gate.evidence.pytest_watch import patched_items
 
         self._watch.observe(self._config.pluginmanager, "end")
-        self._inventory = self._watch.inventory(
-            self._config, patched_items(session.items), os.environ
-        )
+        watched = self._watch.inventory(self._config, patched_items(session.items), os.environ)
+        self._inventory = seal({**watched, "preloaded": self._preloaded})
         self._add_junit_properties(inventory_properties(self._inventory))
         result = yield
         self._write_record(2 if self._interrupted else int(exitstatus))
@@ -165,28 +177,11 @@ class _Recorder:
 
     def _write_record(self, exitstatus: int) -> None:
         from gate.evidence import plugin_session
-        from gate.evidence.pytest_record import SessionFacts, build_record
-        from gate.evidence.pytest_watch import junit_report_facts
+        from gate.evidence.pytest_record import build_record
 
-        junit = self._junit_path()
-        workers = getattr(self._config.option, "numprocesses", None)
-        facts = SessionFacts(
-            started_at=self._started,
-            finished_at=datetime.now(UTC),
-            totals=self._tally.totals(),
-            tree=self._tree,
-            exit_status=exitstatus,
-            pytest_version=pytest.__version__,
-            plugin_version=__version__,
-            python_version=platform.python_version(),
-            test_paths=tuple(str(arg) for arg in self._config.args),
-            selection=(selection := plugin_session.selection(self._config.option)),
-            configured=plugin_session.configured(self._config, selection, os.environ),
-            workers=workers if isinstance(workers, int) else 0,
-            inventory=self._inventory,
-            junit_report=junit_report_facts(junit, self._config.rootpath) if junit else None,
-            interrupted=self._interrupted,
-        )
+        facts = plugin_session.session_facts(
+            self._config, self._started, self._tally.totals(), self._tree, exitstatus,
+            self._inventory, self._interrupted, (pytest.__version__, __version__), os.environ)
         try:
             plugin_session.write_atomically(
                 self._path, json.dumps(build_record(facts), indent=2) + "\n")
