@@ -14,6 +14,9 @@ from typing import Any
 
 import pytest
 
+from gate.claim.junit_facts import JUnitRun
+from gate.evidence.junit import observed_value, run_evidence
+from gate.evidence.junit_reader import read_junit_file
 from tests.tampering_support import CALC, PASSING, Project, env, new_project, unmet
 
 
@@ -73,9 +76,13 @@ def test_control_a_run_to_its_end_verifies(project: Project) -> None:
     observed = project.record()["observed_value"]
     assert (observed["collected"], observed["tests"], observed["passed"]) == (4, 4, 4)
     assert (observed["unfinished"], observed["interrupted"]) == (0, False)
-    code, verdict = project.verify("--evidence", str(project.evidence),
-                                   "--junit", str(project.junit))
-    assert (code, verdict["unmet"]) == (0, []), verdict["reason"]
+    for more in (("--junit", str(project.junit)),
+                 ("--evidence", str(project.evidence), "--junit", str(project.junit))):
+        code, verdict = project.verify(*more)
+        assert (code, verdict["unmet"]) == (0, []), verdict["reason"]
+    properties = project.junit.read_text()
+    assert '<property name="claim-gate.unfinished" value="0" />' in properties
+    assert '<property name="claim-gate.interrupted" value="false" />' in properties
 
 
 @pytest.mark.parametrize("name", list(ENDINGS))
@@ -95,6 +102,10 @@ def test_a_session_ended_early_is_incomplete_whatever_its_status(project: Projec
     assert code == 1
     assert set(unmet(verdict)) == {"incomplete_run"}, verdict["unmet"]
     assert _problems(project) == ["incomplete_run", "incomplete_run"]
+    # The JUnit file alone (all the Action reads) says the same through its properties.
+    code, verdict = project.verify("--junit", str(project.junit))
+    assert code == 1
+    assert set(unmet(verdict)) == {"incomplete_run"}, verdict["unmet"]
 
 
 def test_a_test_ended_in_its_call_did_not_pass(project: Project) -> None:
@@ -137,3 +148,36 @@ def test_sys_exit_in_a_test_is_a_failure_that_refutes(project: Project) -> None:
     code, verdict = project.verify("--evidence", str(project.evidence),
                                    "--junit", str(project.junit))
     assert (code, verdict["state"]) == (2, "refuted")
+
+
+def _report(path: Path, *shards: tuple[str, str]) -> Path:
+    """A JUnit file of one passing case per shard, each with the plugin's completion
+    properties (unfinished, interrupted)."""
+    suites = "".join(
+        f'<testsuite name="s{i}" tests="1"><properties>'
+        f'<property name="claim-gate.unfinished" value="{unfinished}"/>'
+        f'<property name="claim-gate.interrupted" value="{interrupted}"/></properties>'
+        f'<testcase classname="t{i}" name="test_ok"/></testsuite>'
+        for i, (unfinished, interrupted) in enumerate(shards))
+    path.write_text(f"<testsuites>{suites}</testsuites>")
+    return path
+
+
+def test_the_report_carries_the_plugins_word_that_its_run_did_not_finish(
+        tmp_path: Path) -> None:
+    finished = read_junit_file(_report(tmp_path / "a.xml", ("0", "false"), ("0", "false")))
+    assert (finished.plugin_unfinished, finished.plugin_interrupted) == (0, None)
+    assert "unfinished" not in observed_value(JUnitRun((finished,)))
+    ended = read_junit_file(_report(tmp_path / "b.xml", ("2", "false"),
+                                    ("1", "pytest.exit: done (returncode=0)")))
+    assert (ended.plugin_unfinished, ended.plugin_interrupted) == (
+        3, "pytest.exit: done (returncode=0)")
+    item = run_evidence(JUnitRun((ended,)))
+    assert isinstance(item.evidence.observed_value, dict)
+    assert (item.evidence.observed_value["unfinished"],
+            item.evidence.observed_value["interrupted"]) == (3, True)
+    assert item.evidence.extensions["x-interrupted-by"] == (
+        f"{ended.path}: pytest.exit: done (returncode=0)")
+    # A value that is no count is not "nothing unfinished".
+    odd = read_junit_file(_report(tmp_path / "c.xml", ("many", "false")))
+    assert odd.plugin_unfinished == 1

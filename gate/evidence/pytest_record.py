@@ -336,6 +336,16 @@ def junit_properties(tree: TreeState, started_at: datetime) -> tuple[tuple[str, 
     )
 
 
+def completion_properties(totals: Totals,
+                          interrupted: str | None) -> tuple[tuple[str, str], ...]:
+    """Whether the run finished, as `<property>`s of its JUnit report: the JUnit file alone
+    (the Action reads only that) must not pass for a whole run when the record would not."""
+    return (
+        ("claim-gate.unfinished", str(totals.unfinished)),
+        ("claim-gate.interrupted", _clip(interrupted, 300) if interrupted else "false"),
+    )
+
+
 def inventory_properties(inventory: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
     """The inventory's judgement as `<property>`s of the same run's JUnit report: whether
     something from the repository could rewrite results, each finding, the digest of the

@@ -164,13 +164,14 @@ class _Recorder:
         # Innermost wrapper: before the JUnit writer (plain) runs, seal the inventory and add it
         # to the report; after it wrote the file, hash it and write the record.
         from gate.evidence.producer_inventory import seal
-        from gate.evidence.pytest_record import inventory_properties
+        from gate.evidence.pytest_record import completion_properties, inventory_properties
         from gate.evidence.pytest_watch import patched_items
 
         self._watch.observe(self._config.pluginmanager, "end")
         watched = self._watch.inventory(self._config, patched_items(session.items), os.environ)
         self._inventory = seal({**watched, "preloaded": self._preloaded})
         self._add_junit_properties(inventory_properties(self._inventory))
+        self._add_junit_properties(completion_properties(self._tally.totals(), self._interrupted))
         result = yield
         self._write_record(2 if self._interrupted else int(exitstatus))
         return result
