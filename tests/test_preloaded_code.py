@@ -151,7 +151,14 @@ def test_only_the_shadowable_packages_and_main_are_judged(tmp_path: Path) -> Non
                for name in ("calc", "pytest", "pluggy", "gate", "__main__")}
     modules["_pytest.runner"] = SimpleNamespace(__file__=str(root / "_pytest" / "runner.py"))
     found = {e["what"] for e in shadowed_modules(modules, locator)}
-    assert found == {"pytest", "pluggy", "gate", "the program that started the session"}
+    assert found == {"pytest", "pluggy", "gate", "the program that started the session",
+                     "_pytest.runner"}
+    # A package from the repository is named once, not with each of its modules.
+    modules["pytest.__main__"] = SimpleNamespace(__file__=str(root / "pytest" / "__main__.py"))
+    modules["pytest"] = SimpleNamespace(__file__=str(root / "pytest" / "__init__.py"))
+    named = [e["what"] for e in shadowed_modules(modules, locator)]
+    assert named.count("pytest") == 1
+    assert "pytest.__main__" not in named
 
 
 def test_an_installed_entry_point_whose_module_is_the_repositorys(tmp_path: Path) -> None:

@@ -60,22 +60,24 @@ def _entry(what: str, file: str, route: str) -> dict[str, str]:
 
 
 def shadowed_modules(modules: Mapping[str, Any], locator: Locator) -> list[dict[str, str]]:
-    """pytest, its internals, pluggy or the plugin imported from the repository, and a
-    `__main__` (the program that started the session) that is the repository's."""
-    found: list[dict[str, str]] = []
-    for name, module in list(modules.items()):
+    """pytest, its internals, pluggy or the plugin imported from the repository (a package, or
+    one of its modules put in its place), and a `__main__` (the program that started the
+    session) that is the repository's."""
+    found: dict[str, dict[str, str]] = {}
+    for name, module in sorted(modules.items()):  # a package before its modules
         top = name.split(".", 1)[0]
-        if top not in SHADOWABLE and name != "__main__":
+        if (top not in SHADOWABLE and name != "__main__") or top in found:
             continue
         file = locator.repository_path(getattr(module, "__file__", None))
         if file is None:
             continue
         if name == "__main__":
-            found.append(_entry("the program that started the session", file,
-                                "`__main__` is the repository's, not pytest's"))
-        elif name == top:  # the package itself: its submodules follow from it
-            found.append(_entry(name, file, "the repository's copy shadows the installed one"))
-    return found
+            found[name] = _entry("the program that started the session", file,
+                                 "`__main__` is the repository's, not pytest's")
+        else:
+            found[top if name == top else name] = _entry(
+                name, file, "the repository's copy shadows the installed one")
+    return list(found.values())
 
 
 def _location(distribution: Any) -> object:
