@@ -93,6 +93,9 @@ def test_a_clean_tree_is_bound_to_head_in_record_and_junit(project: pytest.Pytes
         # Issue 16: the run's producer inventory, judged clean, tied to the record's.
         "claim-gate.producer_modified": "false",
         "claim-gate.inventory_digest": record["x-producer-inventory"]["digest"],
+        # Issue 21 item 5: the run finished, in the report as in the record.
+        "claim-gate.unfinished": "0",
+        "claim-gate.interrupted": "false",
     }
     result.stdout.fnmatch_lines([f"claim-gate: evidence written to *: commit {head[:12]} (git)*"])
 
@@ -104,7 +107,8 @@ def test_totals_and_failing_node_ids(project: pytest.Pytester) -> None:
         "tests": 9, "passed": 5, "failures": 1, "errors": 1, "skipped": 2, "flaky": 0,
         "failed_tests": ["test_suite.py::test_fails"],
         "errored_tests": ["test_suite.py::test_errors"],
-        "exit_status": 1,
+        "exit_status": 1, "collected": 9, "unfinished": 0, "unfinished_tests": [],
+        "interrupted": False,
     }
 
 

@@ -65,6 +65,49 @@ def test_a_rerun_test_is_decided_by_its_last_attempt_and_flagged_flaky() -> None
     assert (totals.tests, totals.passed, totals.failures, totals.flaky) == (2, 1, 1, 1)
 
 
+def test_a_test_passes_only_with_its_call_report() -> None:
+    """Issue 21 item 5: a session ended after a test's setup (pytest.exit, os._exit in a
+    worker) did not pass that test; a test without its teardown report did not finish, and a
+    collected test that never reported is named too."""
+    tally = Tally()
+    tally.collected(["t.py::ok", "t.py::ended_in", "t.py::never", "t.py::no_teardown"])
+    _passing(tally, "t.py::ok")
+    tally.add("t.py::ended_in", "setup", "passed")
+    tally.add("t.py::no_teardown", "setup", "passed")
+    tally.add("t.py::no_teardown", "call", "passed")
+    totals = tally.totals()
+    assert (totals.tests, totals.passed, totals.collected) == (2, 2, 4)
+    assert totals.unfinished_tests == ("t.py::ended_in", "t.py::never", "t.py::no_teardown")
+    assert totals.unfinished == 3
+
+
+def test_a_finished_session_has_nothing_unfinished() -> None:
+    """The control: every collected test with its teardown, a setup skip and a setup error
+    among them (they have no call report, and need none), and a failure without teardown
+    (its failure stands)."""
+    tally = Tally()
+    tally.collected(["t.py::ok", "t.py::skip", "t.py::error", "t.py::fails"])
+    _passing(tally, "t.py::ok")
+    tally.add("t.py::skip", "setup", "skipped")
+    tally.add("t.py::skip", "teardown", "passed")
+    tally.add("t.py::error", "setup", "failed")
+    tally.add("t.py::error", "teardown", "passed")
+    tally.add("t.py::fails", "setup", "passed")
+    tally.add("t.py::fails", "call", "failed")
+    totals = tally.totals()
+    assert (totals.tests, totals.passed, totals.skipped, totals.errors, totals.failures) == (
+        4, 1, 1, 1, 1)
+    assert (totals.collected, totals.unfinished, totals.unfinished_tests) == (4, 0, ())
+
+
+def test_xdist_workers_each_say_what_they_collected() -> None:
+    tally = Tally()
+    assert tally.totals().collected is None  # no collection reported at all
+    tally.collected(["t.py::a", "t.py::b"])
+    tally.collected(["t.py::b", "t.py::a"])
+    assert tally.totals().collected == 2
+
+
 def test_collection_errors_are_errors() -> None:
     tally = Tally()
     tally.add_collection_error("tests/test_broken.py")
@@ -154,6 +197,7 @@ def test_the_record_is_a_valid_test_run_bound_to_its_commit() -> None:
         "observed_value": {
             "tests": 2, "passed": 1, "failures": 1, "errors": 0, "skipped": 0, "flaky": 0,
             "failed_tests": ["t.py::bad"], "errored_tests": [], "exit_status": 1,
+            "unfinished": 0, "unfinished_tests": [], "interrupted": False,
         },
         "at": "2026-08-27T18:04:02.123456Z",
         "covers": [],

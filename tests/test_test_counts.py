@@ -62,6 +62,23 @@ CASES = [
      VerdictState.VERIFIED, set()),
     ("whole directories", PASSING_RUN, None, {"x-test-paths": ["tests", "src"]},
      VerdictState.VERIFIED, set()),
+    # issue 21 item 5: complete runs only
+    ("every collected test reported", {**PASSING_RUN, "collected": PASSING_RUN["tests"],
+                                       "unfinished": 0, "interrupted": False}, None, {},
+     VerdictState.VERIFIED, set()),
+    ("pytest.exit(returncode=0)", {"tests": 4, "failures": 0, "exit_status": 0,
+                                   "interrupted": True}, None,
+     {"x-interrupted-by": "pytest.exit: done (returncode=0)"},
+     VerdictState.UNVERIFIED, {"incomplete_run"}),
+    ("collected more than reported", {"tests": 4, "failures": 0, "exit_status": 0,
+                                      "collected": 5}, None, {},
+     VerdictState.UNVERIFIED, {"incomplete_run"}),
+    ("a test named unfinished", {"tests": 4, "failures": 0, "exit_status": 0, "collected": 4,
+                                 "unfinished": 1, "unfinished_tests": ["t.py::test_e"]}, None,
+     {}, VerdictState.UNVERIFIED, {"incomplete_run"}),
+    ("ended early, failing", {"tests": 4, "failures": 1, "exit_status": 0, "collected": 9,
+                              "interrupted": True}, None, {},
+     VerdictState.REFUTED, {"contradicted"}),
 ]
 
 
@@ -87,3 +104,19 @@ def test_a_test_run_never_covers_a_state_write() -> None:
     only = decide(claim([deploy]), Facts.of([item(replace(run, covers=("d1",)))]), POLICY,
                   at(60))
     assert [(u.code, u.mutation) for u in only.unmet] == [("no_evidence", "d1")]
+
+
+def test_an_unfinished_run_names_what_did_not_report() -> None:
+    observed = {"tests": 1, "failures": 0, "exit_status": 0, "collected": 3, "unfinished": 2,
+                "unfinished_tests": ["t.py::test_b", "t.py::test_c"]}
+    run = evidence(check_type=CheckType.TEST_RUN, covers=(), observed=observed)
+    verdict = decide(claim([CODE]), Facts.of([item(run)]), POLICY, at(60))
+    message = {u.code: u.message for u in verdict.unmet}["incomplete_run"]
+    assert "2 of 3 collected tests did not finish with a result: t.py::test_b, t.py::test_c" \
+        in message
+    ended = evidence(check_type=CheckType.TEST_RUN, covers=(),
+                     observed={**observed, "interrupted": True})
+    ended = replace(ended, extensions={"x-interrupted-by": "pytest.exit: done (returncode=0)"})
+    verdict = decide(claim([CODE]), Facts.of([item(ended)]), POLICY, at(60))
+    message = {u.code: u.message for u in verdict.unmet}["incomplete_run"]
+    assert "ended before its end (pytest.exit: done (returncode=0))" in message

@@ -188,6 +188,10 @@ class JUnitFile:
     #: (`claim-gate.producer_modified`; None: the file does not carry it) and its findings.
     plugin_modified: str | None = None
     plugin_findings: tuple[str, ...] = ()
+    #: The plugin's word that its run did not finish: collected tests with no result of their
+    #: own (`claim-gate.unfinished`) and what ended it early (`claim-gate.interrupted`).
+    plugin_unfinished: int = 0
+    plugin_interrupted: str | None = None
 
 
 @dataclass(frozen=True)

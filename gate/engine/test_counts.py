@@ -4,15 +4,15 @@ A record's `expected` is written by whoever wrote the record, so it cannot decid
 run passed: a run whose counts show failures or errors contradicts the claim whatever its
 `expected` says (`{"failures": 3}` is not a pass), a "test run" without integer `tests` and
 `failures` is no test run, one that executed nothing is absence, one whose session stopped
-early (exit status 2-4) did not run every test, one whose job exited non-zero with no failure
-in its report lost something (a test file that failed to load), and one whose selection
-narrowed the suite
-(`x-selection`: -k, -m, --deselect, --lf, --sw; `x-test-paths` naming single tests) is not the
-suite's result. A run whose own counts show failures contradicts the claim whatever else is
-wrong with it (attributes that disagree with its elements, a narrowed selection, an early
-stop): a failure that ran is an observation, and none of these makes it a pass. These rules
-apply to every producer: the pytest plugin, any other record, and the JUnit files the gate
-read itself.
+early (exit status 2-4, or ended by `pytest.exit` whatever status it asked for) or whose
+collected tests did not all report a result did not run every test, one whose job exited
+non-zero with no failure in its report lost something (a test file that failed to load), and
+one whose selection narrowed the suite (`x-selection`: -k, -m, --deselect, --lf, --sw;
+`x-test-paths` naming single tests) is not the suite's result. A run whose own counts show
+failures contradicts the claim whatever else is wrong with it (attributes that disagree with
+its elements, a narrowed selection, an early stop): a failure that ran is an observation, and
+none of these makes it a pass. These rules apply to every producer: the pytest plugin, any
+other record, and the JUnit files the gate read itself.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from gate.claim.model import JSON, CheckType, Evidence
+from gate.claim.wording import plural
 from gate.engine.results import Problem
 
 NO_TESTS = "no_tests"
@@ -34,6 +35,10 @@ SELECTION_FIELD = "x-selection"
 #: project's own definition of its suite; an edit to that file is the evidence chain's rule.
 CONFIGURED_FIELD = "x-selection-configured"
 TEST_PATHS_FIELD = "x-test-paths"
+#: Where the pytest plugin says what ended its session early (observed `interrupted`: true).
+INTERRUPTED_FIELD = "x-interrupted-by"
+#: How many unfinished tests a message names.
+_NAMED = 5
 
 #: pytest exit codes of a session that did not run its tests to the end: interrupted,
 #: internal error, usage error. Other runners that report an exit status use the same small
@@ -63,6 +68,9 @@ def count_problem(evidence: Evidence) -> Problem | None:
         )
     if shows_failures(evidence):
         return None  # the failures it shows stand, whether or not every test ran
+    unfinished = unfinished_run(observed, evidence.extensions)
+    if unfinished is not None:
+        return unfinished
     tests = _count(observed.get("tests")) or 0
     skipped = _count(observed.get("skipped")) or 0
     if tests - skipped <= 0:
@@ -86,6 +94,39 @@ def count_problem(evidence: Evidence) -> Problem | None:
             " (jest-junit writes such a file only with JEST_JUNIT_REPORT_TEST_SUITE_ERRORS=true)",
         )
     return narrowed(evidence.extensions)
+
+
+def unfinished_run(observed: Mapping[str, JSON], extensions: Mapping[str, JSON]) -> Problem | None:
+    """A run that did not run to its end: its session was ended early (`interrupted`: by
+    `pytest.exit`, whatever status it asked for, an interrupt, `session.shouldstop`), or
+    collected tests have no result of their own (`collected` against the results, and the
+    `unfinished` tests the producer named)."""
+    if observed.get("interrupted") is True:
+        by = extensions.get(INTERRUPTED_FIELD)
+        what = by if isinstance(by, str) else "an interrupt"
+        return Problem(
+            INCOMPLETE_RUN,
+            f"the test session was ended before its end ({what}): whatever status it exits"
+            " with, a session that stops early did not run every test; remove the early exit"
+            " and run the whole suite again",
+        )
+    collected = _count(observed.get("collected"))
+    results = _count(observed.get("tests")) or 0
+    missing = max(_count(observed.get("unfinished")) or 0,
+                  (collected - results) if collected is not None else 0)
+    if missing <= 0:
+        return None
+    names = observed.get("unfinished_tests")
+    named = [n for n in names if isinstance(n, str)][:_NAMED] if isinstance(names, list) else []
+    shown = f": {', '.join(named)}" + (" and more" if missing > len(named) else "") \
+        if named else ""
+    total = collected if collected is not None else results + missing
+    return Problem(
+        INCOMPLETE_RUN,
+        f"{missing} of {plural(total, 'collected test')} did not finish with a result{shown}:"
+        " a test passes only with its call report, and a run counts only when every"
+        " collected test reported; run the whole suite again",
+    )
 
 
 #: What a collector may say of a run that its own failures still outweigh: the report's

@@ -242,7 +242,20 @@ def observed_value(run: JUnitRun) -> dict[str, JSON]:
     mismatches = [f"{file.path}: {m.describe()}" for file in run.files for m in file.mismatches]
     if mismatches:
         value["suite_count_mismatches"] = mismatches[:MAX_LISTED_FAILURES]
+    # The plugin's word that its run did not finish: the engine's rule for unfinished runs
+    # judges it as it judges the plugin's record (`gate/engine/test_counts.py`).
+    unfinished = sum(file.plugin_unfinished for file in run.files)
+    if unfinished:
+        value["unfinished"] = unfinished
+    if any(file.plugin_interrupted for file in run.files):
+        value["interrupted"] = True
     return value
+
+
+def _interrupted_by(run: JUnitRun) -> dict[str, JSON]:
+    said = [f"{file.path}: {file.plugin_interrupted}" for file in run.files
+            if file.plugin_interrupted]
+    return {"x-interrupted-by": "; ".join(said[:3])} if said else {}
 
 
 def _file_json(file: JUnitFile) -> dict[str, JSON]:
@@ -296,7 +309,8 @@ def run_evidence(
                 "requested_tests": list(run.requested),
                 "files": [_file_json(file) for file in run.files],
                 **({"skipped_files": list(run.notes)} if run.notes else {}),
-            }
+            },
+            **_interrupted_by(run),
         },
     )
     disqualified = _disqualification(run, head_sha, also_bound, require_binding)

@@ -89,6 +89,10 @@ TREE_CLEAN_PROPERTY = "claim-gate.tree_clean"
 PLUGIN_MODIFIED_PROPERTY = "claim-gate.producer_modified"
 PLUGIN_FINDING_PROPERTY = "claim-gate.finding"
 _MAX_PLUGIN_FINDINGS = 20
+#: The plugin's word that its run did not finish (`completion_properties`): how many collected
+#: tests have no result of their own, and what ended the session early ("false": nothing).
+PLUGIN_UNFINISHED_PROPERTY = "claim-gate.unfinished"
+PLUGIN_INTERRUPTED_PROPERTY = "claim-gate.interrupted"
 #: Written by claim-gate's pytest plugin: when the session started, with a zone.
 STARTED_AT_PROPERTY = "claim-gate.started_at"
 #: `claim-gate.tree_clean` values that say the tree was clean; any other stated value (false,
@@ -378,6 +382,8 @@ class _Counter:
         self.base_code: dict[str, None] = {}  # claim-gate.base_code values (a set, in order)
         self.plugin_modified: str | None = None
         self.plugin_findings: list[str] = []
+        self.plugin_unfinished = 0
+        self.plugin_interrupted: str | None = None
         self.coded = 0  # quiet attempts stored with a skipped/flaky flag
         #: <testcase> elements judged by `case` (the inline ones are counted by the loop),
         #: and failing elements (including suite-level ones), for the attribute check.
@@ -626,6 +632,12 @@ class _Counter:
             self.plugin_modified = value  # any shard the plugin saw modified decides
         elif name == PLUGIN_FINDING_PROPERTY and len(self.plugin_findings) < _MAX_PLUGIN_FINDINGS:
             self.plugin_findings.append(value[:200])
+        elif name == PLUGIN_UNFINISHED_PROPERTY:
+            # Shards merged into one file each say theirs; a value that is no count is no
+            # "nothing unfinished" either.
+            self.plugin_unfinished += int(value) if value.isdigit() else 1
+        elif name == PLUGIN_INTERRUPTED_PROPERTY and value.lower() != "false":
+            self.plugin_interrupted = value[:300]
 
     # -- the end ----------------------------------------------------------------------
     def totals(self) -> tuple[Totals, list[FailingTest]]:
@@ -825,6 +837,8 @@ def read_junit_file(
         base_code=tuple(counter.base_code),
         plugin_modified=counter.plugin_modified,
         plugin_findings=tuple(counter.plugin_findings),
+        plugin_unfinished=counter.plugin_unfinished,
+        plugin_interrupted=counter.plugin_interrupted,
         identities=counter.identities,
         identities_complete=counter.identities_complete,
         mismatches=tuple(counter.mismatches),

@@ -59,7 +59,7 @@ def check_junit_report(evidence: Evidence) -> Disqualification | None:
     if not isinstance(report, dict) or not isinstance(observed, dict):
         return None
     totals = report.get("totals")
-    if not isinstance(totals, dict):
+    if not isinstance(totals, dict) or _ended_early(observed):
         return None
     differing = [
         key for key in ("tests", "failures", "errors")
@@ -74,6 +74,13 @@ def check_junit_report(evidence: Evidence) -> Disqualification | None:
         f" {', '.join(f'{k}={totals.get(k)!r}' for k in differing)}): one of them was changed"
         " after the run",
     )
+
+
+def _ended_early(observed: dict[str, object]) -> bool:
+    """A run the plugin says did not finish: pytest's JUnit writer still writes a case for
+    the test the session ended in, which the record does not count as run; the engine's rule
+    for unfinished runs judges both (`gate/engine/test_counts.py`)."""
+    return observed.get("interrupted") is True or (_count(observed.get("unfinished")) or 0) > 0
 
 
 def qualify(evidence: Evidence, head_sha: str | None) -> Disqualification | None:

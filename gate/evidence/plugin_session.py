@@ -5,15 +5,17 @@ whole. The plugin (gate/faces/pytest_plugin.py) only wires these into pytest's h
 from __future__ import annotations
 
 import os
+import platform
 import tempfile
 from collections.abc import Mapping
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from gate.claim.fail_to_pass import BASE_CODE_PROPERTY
 from gate.evidence.base_code_tree import base_code_binding
 from gate.evidence.git_diff import GitDiffError, toplevel
-from gate.evidence.pytest_record import TreeState
+from gate.evidence.pytest_record import SessionFacts, Totals, TreeState
 from gate.evidence.pytest_selection import configured_selection
 
 #: Options that run a subset of the suite, by their `config.option` names.
@@ -72,3 +74,54 @@ def write_atomically(path: Path, text: str) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def junit_path(config: Any) -> Path | None:
+    """The JUnit file the session writes (`--junitxml`), from where pytest was started."""
+    junit = config.getoption("xmlpath", None)
+    if not junit:
+        return None
+    path = Path(junit)
+    return path if path.is_absolute() else config.invocation_params.dir / path
+
+
+def add_junit_properties(config: Any, properties: tuple[tuple[str, str], ...]) -> None:
+    """`<property>`s on the session's JUnit report, when it writes one."""
+    try:
+        from _pytest.junitxml import xml_key
+    except ImportError:  # pragma: no cover - a pytest that moved its JUnit writer
+        return
+    xml = config.stash.get(xml_key, None)
+    if xml is None:
+        return
+    for name, value in properties:
+        xml.add_global_property(name, value)
+
+
+def session_facts(config: Any, started: datetime, totals: Totals, tree: TreeState,
+                  exit_status: int, inventory: dict[str, Any] | None, interrupted: str | None,
+                  versions: tuple[str, str], environ: Mapping[str, str]) -> SessionFacts:
+    """Everything the record states, from a `pytest.Config` and what the plugin gathered;
+    `versions`: pytest's and the plugin's."""
+    from gate.evidence.pytest_watch import junit_report_facts
+
+    junit = junit_path(config)
+    workers = getattr(config.option, "numprocesses", None)
+    chosen = selection(config.option)
+    return SessionFacts(
+        started_at=started,
+        finished_at=datetime.now(UTC),
+        totals=totals,
+        tree=tree,
+        exit_status=exit_status,
+        pytest_version=versions[0],
+        plugin_version=versions[1],
+        python_version=platform.python_version(),
+        test_paths=tuple(str(arg) for arg in config.args),
+        selection=chosen,
+        configured=configured(config, chosen, environ),
+        workers=workers if isinstance(workers, int) else 0,
+        inventory=inventory,
+        junit_report=junit_report_facts(junit, config.rootpath) if junit else None,
+        interrupted=interrupted,
+    )

@@ -111,6 +111,9 @@ def derive_findings(inventory: Mapping[str, Any]) -> list[dict[str, str]]:
                 "route": "replaced at run time"
                 if entry.get("unchanged") is not True else "not pytest's own at load",
             })
+    for entry in _dicts(inventory.get("preloaded")):  # ran before the plugin (plugin_preload)
+        findings.append({"code": "preloaded_code", "what": str(entry.get("what")),
+                         "file": str(entry.get("file")), "route": str(entry.get("route"))})
     for node in inventory.get("patched_items") or ():
         findings.append({
             "code": "patched_item",

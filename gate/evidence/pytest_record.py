@@ -29,6 +29,8 @@ MAX_LISTED_DIRTY_PATHS = 20
 #: The record's field naming the JUnit file written by the same run (path, sha256, totals).
 JUNIT_REPORT_FIELD = "x-junit-report"
 MAX_INVENTORY_PROPERTIES = 50
+#: The record's field saying what ended the session early (its observed `interrupted` is true).
+INTERRUPTED_FIELD = "x-interrupted-by"
 
 #: What a passing run looks like; the observed totals use the JUnit reader's keys.
 EXPECTED = {"failures": 0, "errors": 0}
@@ -68,6 +70,12 @@ class Totals:
     flaky: int
     failed_tests: tuple[str, ...]
     errored_tests: tuple[str, ...]
+    #: Tests the session collected after deselection; None: collection was never reported.
+    collected: int | None = None
+    #: Collected tests with no result of their own: never run, or the session ended while
+    #: they ran (no teardown report); a failing one is not among them, its failure stands.
+    unfinished: int = 0
+    unfinished_tests: tuple[str, ...] = ()
 
     @property
     def executed(self) -> int:
@@ -78,19 +86,34 @@ class Tally:
     """Outcomes by node id. One per session, owned by the plugin object (no global state).
 
     A node id seen again after a `rerun` report is another attempt of the same test: the
-    last attempt decides and the test is flagged flaky (pytest-rerunfailures).
+    last attempt decides and the test is flagged flaky (pytest-rerunfailures). A test passes
+    only with a `call` report: one whose session ended after its setup did not pass, it did
+    not run; and a test is finished only with its teardown report.
     """
 
     def __init__(self) -> None:
         self._outcomes: dict[str, Outcome] = {}
         self._flaky: set[str] = set()
         self._rerun: set[str] = set()
+        self._called: set[str] = set()
+        self._finished: set[str] = set()
+        self._collected: dict[str, None] | None = None
+
+    def collected(self, nodeids: Iterable[str]) -> None:
+        """The tests the session will run (after deselection); xdist workers each say theirs."""
+        self._collected = {**(self._collected or {}), **dict.fromkeys(nodeids)}
 
     def add(self, nodeid: str, when: str, outcome: str) -> None:
         if outcome == "rerun":
             self._flaky.add(nodeid)
             self._rerun.add(nodeid)
+            self._called.discard(nodeid)
+            self._finished.discard(nodeid)
             return
+        if when == "call":
+            self._called.add(nodeid)
+        elif when == "teardown":
+            self._finished.add(nodeid)
         result = phase_outcome(when, outcome)
         if nodeid in self._rerun:
             self._rerun.discard(nodeid)
@@ -102,26 +125,45 @@ class Tally:
 
     def add_collection_error(self, nodeid: str) -> None:
         """A module that failed to import: an error, as in pytest's own JUnit report."""
-        self._outcomes[nodeid or "<collection>"] = Outcome.ERROR
+        node = nodeid or "<collection>"
+        self._outcomes[node] = Outcome.ERROR
+        self._finished.add(node)
+
+    def _results(self) -> dict[str, Outcome]:
+        """Each test with a result: a pass needs its call report (setup alone ran nothing)."""
+        return {node: outcome for node, outcome in self._outcomes.items()
+                if outcome is not Outcome.PASSED or node in self._called}
+
+    def _unfinished(self, results: Mapping[str, Outcome]) -> list[str]:
+        """Collected or started tests with no finished result; failing ones stand as they are."""
+        nodes = dict.fromkeys([*(self._collected or {}), *self._outcomes])
+        return [node for node in nodes if node not in self._finished
+                and results.get(node) not in (Outcome.FAILED, Outcome.ERROR)]
 
     def totals(self) -> Totals:
+        results = self._results()
         counts = dict.fromkeys(Outcome, 0)
-        for outcome in self._outcomes.values():
+        for outcome in results.values():
             counts[outcome] += 1
+        unfinished = self._unfinished(results)
         return Totals(
-            tests=len(self._outcomes),
+            tests=len(results),
             passed=counts[Outcome.PASSED],
             failures=counts[Outcome.FAILED],
             errors=counts[Outcome.ERROR],
             skipped=counts[Outcome.SKIPPED],
-            flaky=sum(1 for node in self._flaky if self._outcomes.get(node) is Outcome.PASSED),
-            failed_tests=self._listed(Outcome.FAILED),
-            errored_tests=self._listed(Outcome.ERROR),
+            flaky=sum(1 for node in self._flaky if results.get(node) is Outcome.PASSED),
+            failed_tests=_listed(results, Outcome.FAILED),
+            errored_tests=_listed(results, Outcome.ERROR),
+            collected=None if self._collected is None else len(self._collected),
+            unfinished=len(unfinished),
+            unfinished_tests=tuple(_clip(node) for node in unfinished[:MAX_LISTED_TESTS]),
         )
 
-    def _listed(self, wanted: Outcome) -> tuple[str, ...]:
-        found = (node for node, outcome in self._outcomes.items() if outcome is wanted)
-        return tuple(_clip(node) for _, node in zip(range(MAX_LISTED_TESTS), found, strict=False))
+
+def _listed(results: Mapping[str, Outcome], wanted: Outcome) -> tuple[str, ...]:
+    found = (node for node, outcome in results.items() if outcome is wanted)
+    return tuple(_clip(node) for _, node in zip(range(MAX_LISTED_TESTS), found, strict=False))
 
 
 def _clip(text: str, limit: int = MAX_NODE_ID_CHARS) -> str:
@@ -203,6 +245,20 @@ class SessionFacts:
     inventory: Mapping[str, Any] | None = None
     #: The JUnit file the same run wrote: path, sha256 and its totals as the gate reads them.
     junit_report: Mapping[str, Any] | None = None
+    #: What ended the session before its end (`pytest.exit`, Ctrl-C, `session.shouldstop`);
+    #: None: it ran to its end. Whatever status it then exits with, not every test ran.
+    interrupted: str | None = None
+
+
+def interruption(error: BaseException) -> str:
+    """What ended a session early, for the record: `pytest.exit` with its message and the
+    status it asked for, or the interrupt's type and message."""
+    returncode = getattr(error, "returncode", None)
+    message = str(getattr(error, "msg", None) or error)
+    kind = "pytest.exit" if returncode is not None or hasattr(error, "msg") else type(
+        error).__name__
+    asked = f" (returncode={returncode!r})" if returncode is not None else ""
+    return _clip(f"{kind}: {message}{asked}" if message else f"{kind}{asked}", 300)
 
 
 def verifier_id(plugin_version: str) -> str:
@@ -231,6 +287,10 @@ def build_record(facts: SessionFacts) -> dict[str, Any]:
             "failed_tests": list(totals.failed_tests),
             "errored_tests": list(totals.errored_tests),
             "exit_status": facts.exit_status,
+            **({} if totals.collected is None else {"collected": totals.collected}),
+            "unfinished": totals.unfinished,
+            "unfinished_tests": list(totals.unfinished_tests),
+            "interrupted": facts.interrupted is not None,
         },
         "at": format_rfc3339(facts.started_at),
         "covers": [],
@@ -257,6 +317,8 @@ def build_record(facts: SessionFacts) -> dict[str, Any]:
         record["x-commit-problem"] = tree.problem
     if facts.workers:
         record["x-xdist-workers"] = facts.workers
+    if facts.interrupted is not None:
+        record[INTERRUPTED_FIELD] = _clip(facts.interrupted)
     if facts.inventory is not None:
         record[INVENTORY_FIELD] = dict(facts.inventory)
     if facts.junit_report is not None:
@@ -271,6 +333,16 @@ def junit_properties(tree: TreeState, started_at: datetime) -> tuple[tuple[str, 
         ("claim-gate.commit", tree.commit or "unknown"),
         ("claim-gate.tree_clean", clean),
         ("claim-gate.started_at", format_rfc3339(started_at)),
+    )
+
+
+def completion_properties(totals: Totals,
+                          interrupted: str | None) -> tuple[tuple[str, str], ...]:
+    """Whether the run finished, as `<property>`s of its JUnit report: the JUnit file alone
+    (the Action reads only that) must not pass for a whole run when the record would not."""
+    return (
+        ("claim-gate.unfinished", str(totals.unfinished)),
+        ("claim-gate.interrupted", _clip(interrupted, 300) if interrupted else "false"),
     )
 
 

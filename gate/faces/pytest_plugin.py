@@ -11,9 +11,10 @@ The logic lives in `gate.evidence.pytest_record` (pure) and `gate.evidence.git_p
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import os
-import platform
+import sys
 from collections.abc import Generator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -29,6 +30,7 @@ _GATE_DIR = Path(gate.__file__).resolve().parent
 
 _STARTED = pytest.StashKey[datetime]()
 _WATCH = pytest.StashKey[Any]()  # a gate.evidence.pytest_watch.Watch, imported only when active
+_PRELOADED = pytest.StashKey[list[dict[str, str]]]()
 _RECORDER_NAME = "claim-gate-recorder"
 
 
@@ -56,6 +58,14 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
         watch = Watch(origins)
         watch.observe(early_config.pluginmanager, "load")
         early_config.stash[_WATCH] = watch
+        early_config.stash[_PRELOADED] = _preloaded(rootdir)
+
+
+def _preloaded(rootdir: Path) -> list[dict[str, str]]:
+    """The repository's code that ran before this hook: entry points, shadowing packages."""
+    from gate.evidence.plugin_preload import preloaded
+
+    return preloaded(rootdir, sys.modules, importlib.metadata.distributions())
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -82,8 +92,10 @@ class _Recorder:
             watch = Watch(origins)
             watch.observe(config.pluginmanager, "configure")
         self._watch = watch
+        self._preloaded = config.stash[_PRELOADED] if _PRELOADED in config.stash \
+            else _preloaded(config.rootpath)  # the option came late: as seen from now
         self._inventory: dict[str, Any] | None = None
-        self._ended_early = False
+        self._interrupted: str | None = None
         self._config = config
         self._path = path
         self._started = started
@@ -92,11 +104,9 @@ class _Recorder:
         self._message: str | None = None
 
     def _junit_path(self) -> Path | None:
-        junit = self._config.getoption("xmlpath", None)
-        if not junit:
-            return None
-        path = Path(junit)
-        return path if path.is_absolute() else self._config.invocation_params.dir / path
+        from gate.evidence.plugin_session import junit_path
+
+        return junit_path(self._config)
 
     def _ignored(self) -> list[Path]:
         junit = self._junit_path()
@@ -118,15 +128,9 @@ class _Recorder:
         self._add_junit_properties(base_code_properties(self._config.rootpath, self._tree))
 
     def _add_junit_properties(self, properties: tuple[tuple[str, str], ...]) -> None:
-        try:
-            from _pytest.junitxml import xml_key
-        except ImportError:  # pragma: no cover - a pytest that moved its JUnit writer
-            return
-        xml = self._config.stash.get(xml_key, None)
-        if xml is None:
-            return
-        for name, value in properties:
-            xml.add_global_property(name, value)
+        from gate.evidence.plugin_session import add_junit_properties
+
+        add_junit_properties(self._config, properties)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         self._tally.add(report.nodeid, report.when, report.outcome)
@@ -135,11 +139,19 @@ class _Recorder:
         # After every test: a patch a test module made and undid still shows.
         self._watch.observe(self._config.pluginmanager, "run")
 
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        self._tally.collected(item.nodeid for item in session.items)  # after deselection
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: object, ids: list[str]) -> None:
+        self._tally.collected(ids)  # xdist's controller collects nothing: its workers do
+
     def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
-        # pytest.exit() ends here as Ctrl-C does: the session stopped before every test ran,
-        # whatever `returncode` it asked for, so the record says interrupted (exit status 2).
-        del excinfo
-        self._ended_early = True
+        # pytest.exit() ends here as Ctrl-C and `session.shouldstop` do: the session stopped
+        # before its end, whatever `returncode` it asked for (the record says exit status 2).
+        from gate.evidence.pytest_record import interruption
+
+        self._interrupted = interruption(excinfo.value)
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
@@ -151,41 +163,26 @@ class _Recorder:
     ) -> Generator[None, object, object]:
         # Innermost wrapper: before the JUnit writer (plain) runs, seal the inventory and add it
         # to the report; after it wrote the file, hash it and write the record.
-        from gate.evidence.pytest_record import inventory_properties
+        from gate.evidence.producer_inventory import seal
+        from gate.evidence.pytest_record import completion_properties, inventory_properties
         from gate.evidence.pytest_watch import patched_items
 
         self._watch.observe(self._config.pluginmanager, "end")
-        self._inventory = self._watch.inventory(
-            self._config, patched_items(session.items), os.environ
-        )
+        watched = self._watch.inventory(self._config, patched_items(session.items), os.environ)
+        self._inventory = seal({**watched, "preloaded": self._preloaded})
         self._add_junit_properties(inventory_properties(self._inventory))
+        self._add_junit_properties(completion_properties(self._tally.totals(), self._interrupted))
         result = yield
-        self._write_record(2 if self._ended_early else int(exitstatus))
+        self._write_record(2 if self._interrupted else int(exitstatus))
         return result
 
     def _write_record(self, exitstatus: int) -> None:
         from gate.evidence import plugin_session
-        from gate.evidence.pytest_record import SessionFacts, build_record
-        from gate.evidence.pytest_watch import junit_report_facts
+        from gate.evidence.pytest_record import build_record
 
-        junit = self._junit_path()
-        workers = getattr(self._config.option, "numprocesses", None)
-        facts = SessionFacts(
-            started_at=self._started,
-            finished_at=datetime.now(UTC),
-            totals=self._tally.totals(),
-            tree=self._tree,
-            exit_status=exitstatus,
-            pytest_version=pytest.__version__,
-            plugin_version=__version__,
-            python_version=platform.python_version(),
-            test_paths=tuple(str(arg) for arg in self._config.args),
-            selection=(selection := plugin_session.selection(self._config.option)),
-            configured=plugin_session.configured(self._config, selection, os.environ),
-            workers=workers if isinstance(workers, int) else 0,
-            inventory=self._inventory,
-            junit_report=junit_report_facts(junit, self._config.rootpath) if junit else None,
-        )
+        facts = plugin_session.session_facts(
+            self._config, self._started, self._tally.totals(), self._tree, exitstatus,
+            self._inventory, self._interrupted, (pytest.__version__, __version__), os.environ)
         try:
             plugin_session.write_atomically(
                 self._path, json.dumps(build_record(facts), indent=2) + "\n")

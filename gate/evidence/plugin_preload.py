@@ -1,0 +1,117 @@
+"""Code from the repository that ran before the plugin could watch (issue 21 item 4).
+
+pytest loads its `pytest11` entry points, and Python imports `pytest` itself, before any
+plugin hook runs. `python -m pytest` puts the working directory first on `sys.path`, so a
+committed `x.dist-info/entry_points.txt` naming a `pytest11` plugin, or a `pytest/`,
+`_pytest/` or `gate/` package at the repository root, runs the agent's code before the
+watch exists: it can patch pytest and leave the patch looking like pytest's own. The plugin
+cannot see what that code did, but it can see that it ran: these entries go into the
+inventory (`preloaded`) and each is a finding that makes the run `producer_modified`.
+
+"From the repository" is decided by real path resolution: under the rootdir and not inside
+the running interpreter's installed directories (a virtualenv created inside the checkout
+is installed code, not the change). This module only observes; the judgement is
+`producer_inventory`'s.
+"""
+
+from __future__ import annotations
+
+import sysconfig
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+#: Packages whose code must be the installed one: pytest, its hook machinery, the plugin.
+SHADOWABLE = ("pytest", "_pytest", "pluggy", "gate")
+ENTRY_POINT_GROUP = "pytest11"
+MAX_PRELOADED = 20
+
+
+def installed_dirs() -> tuple[Path, ...]:
+    """Where the running interpreter's installed code and scripts live, resolved."""
+    paths = sysconfig.get_paths()
+    keys = ("purelib", "platlib", "stdlib", "platstdlib", "scripts")
+    return tuple(sorted({Path(paths[key]).resolve() for key in keys if key in paths}))
+
+
+class Locator:
+    """Whether a file is the repository's: under the rootdir, outside the installed dirs."""
+
+    def __init__(self, rootdir: Path, installed: Iterable[Path]) -> None:
+        self.rootdir = rootdir.resolve()
+        self._installed = tuple(installed)
+
+    def repository_path(self, file: object) -> str | None:
+        """The path relative to the rootdir when `file` is the repository's, else None."""
+        if not isinstance(file, str | Path) or str(file).startswith("<"):
+            return None
+        try:
+            path = Path(file).resolve()
+        except (OSError, RuntimeError):
+            return None
+        if any(path.is_relative_to(d) for d in self._installed) \
+                or not path.is_relative_to(self.rootdir):
+            return None
+        return path.relative_to(self.rootdir).as_posix() or "."
+
+
+def _entry(what: str, file: str, route: str) -> dict[str, str]:
+    return {"what": what[:300], "file": file[:300], "route": route}
+
+
+def shadowed_modules(modules: Mapping[str, Any], locator: Locator) -> list[dict[str, str]]:
+    """pytest, its internals, pluggy or the plugin imported from the repository (a package, or
+    one of its modules put in its place), and a `__main__` (the program that started the
+    session) that is the repository's."""
+    found: dict[str, dict[str, str]] = {}
+    for name, module in sorted(modules.items()):  # a package before its modules
+        top = name.split(".", 1)[0]
+        if (top not in SHADOWABLE and name != "__main__") or top in found:
+            continue
+        file = locator.repository_path(getattr(module, "__file__", None))
+        if file is None:
+            continue
+        if name == "__main__":
+            found[name] = _entry("the program that started the session", file,
+                                 "`__main__` is the repository's, not pytest's")
+        else:
+            found[top if name == top else name] = _entry(
+                name, file, "the repository's copy shadows the installed one")
+    return list(found.values())
+
+
+def _location(distribution: Any) -> object:
+    """The metadata directory of a distribution (`x.dist-info`, `x.egg-info`)."""
+    path = getattr(distribution, "_path", None)
+    return path if path is not None else distribution.locate_file("")
+
+
+def repository_entry_points(distributions: Iterable[Any], modules: Mapping[str, Any],
+                            locator: Locator) -> list[dict[str, str]]:
+    """`pytest11` entry points of a distribution whose metadata lies in the repository, or
+    whose module was imported from it."""
+    found: list[dict[str, str]] = []
+    for distribution in distributions:
+        points = [p for p in distribution.entry_points if p.group == ENTRY_POINT_GROUP]
+        metadata = locator.repository_path(_location(distribution)) if points else None
+        for point in points:
+            module = modules.get(point.value.split(":", 1)[0].strip())
+            source = locator.repository_path(getattr(module, "__file__", None))
+            if metadata is not None:
+                found.append(_entry(f"pytest11 entry point {point.name} = {point.value}",
+                                    metadata, "a distribution in the repository"))
+            elif source is not None:
+                found.append(_entry(f"pytest11 entry point {point.name} = {point.value}",
+                                    source, "an installed entry point whose module is the"
+                                    " repository's"))
+    return found
+
+
+def preloaded(rootdir: Path, modules: Mapping[str, Any],
+              distributions: Iterable[Any]) -> list[dict[str, str]]:
+    """Everything from the repository that ran before the plugin's first hook."""
+    locator = Locator(rootdir, installed_dirs())
+    found = shadowed_modules(modules, locator) \
+        + repository_entry_points(distributions, modules, locator)
+    unique = {(e["what"], e["file"]): e for e in found}
+    return sorted(unique.values(), key=lambda e: (e["file"], e["what"]))[:MAX_PRELOADED]
