@@ -19,8 +19,11 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from gate.claim.watched_internals import missing_names
+from gate.claim.wording import plural
+
 INVENTORY_FIELD = "x-producer-inventory"
-INVENTORY_VERSION = 1
+INVENTORY_VERSION = 2
 PRODUCER_MODIFIED = "producer_modified"
 
 #: Hooks whose every implementation can decide or rewrite a result: firstresult hooks that
@@ -100,15 +103,14 @@ def derive_findings(inventory: Mapping[str, Any]) -> list[dict[str, str]]:
                 "file": str(entry.get("file")),
                 "route": str(entry.get("route")),
             })
-    for entry in _dicts(inventory.get("internals")):
-        if entry.get("unchanged") is not True or entry.get("origin") not in TRUSTED_ORIGINS:
-            findings.append({
-                "code": "patched_internal",
-                "what": str(entry.get("name")),
-                "file": str(entry.get("replacement_file") or entry.get("file")),
-                "route": "replaced at run time"
-                if entry.get("unchanged") is not True else "not pytest's own at load",
-            })
+    findings.extend(_internal_findings(inventory))
+    for entry in _dicts(inventory.get("import_hooks")):
+        findings.append({
+            "code": "import_hook",
+            "what": f"{entry.get('what')} added to {entry.get('list')}",
+            "file": str(entry.get("file")),
+            "route": f"added at {entry.get('seen')}",
+        })
     for node in inventory.get("patched_items") or ():
         findings.append({
             "code": "patched_item",
@@ -117,6 +119,46 @@ def derive_findings(inventory: Mapping[str, Any]) -> list[dict[str, str]]:
             "route": "item attribute",
         })
     return findings
+
+
+def _internal_findings(inventory: Mapping[str, Any]) -> list[dict[str, str]]:
+    """A watched namespace that was absent at load, not pytest's (or the gate's) own bytes, or
+    changed during the session: one finding for each name replaced, added or removed."""
+    findings: list[dict[str, str]] = []
+    for entry in _dicts(inventory.get("internals")):
+        name = str(entry.get("name"))
+        if entry.get("present") is not True:
+            findings.append({"code": "patched_internal", "what": name, "file": "<unknown>",
+                             "route": f"not found at load ({entry.get('problem')})"})
+            continue
+        if entry.get("origin") not in TRUSTED_ORIGINS:
+            findings.append({"code": "patched_internal", "what": name,
+                             "file": str(entry.get("file")),
+                             "route": f"not pytest's own at load ({entry.get('origin')})"})
+        changes = _dicts(entry.get("changes"))
+        for change in changes:
+            if _setup_addition(change):
+                continue
+            findings.append({
+                "code": "patched_internal",
+                "what": f"{name}.{change.get('name')}",
+                "file": str(change.get("file")),
+                "route": f"{change.get('change')} at run time, first seen at {change.get('seen')}",
+            })
+        if entry.get("unchanged") is not True and not changes:
+            findings.append({"code": "patched_internal", "what": name,
+                             "file": str(entry.get("file")), "route": "replaced at run time"})
+    return findings
+
+
+def _setup_addition(change: Mapping[str, Any]) -> bool:
+    """pytest's own plugins add new names to its classes after load (`_pytest.legacypath` adds
+    `Node.fspath`; a warning flag on `Function`): a new name (hiding nothing inherited or
+    builtin) holding plain data or code from the installed environment changes no result.
+    A replaced, removed or hiding name is a finding whatever it holds."""
+    return change.get("change") == "added" and (
+        change.get("data") is True or change.get("origin") in TRUSTED_ORIGINS
+    )
 
 
 def _dicts(value: object) -> list[Mapping[str, Any]]:
@@ -161,7 +203,18 @@ def judge(inventory: object) -> str | None:
     if inventory.get("version") != INVENTORY_VERSION or not isinstance(
         inventory.get("hooks"), list
     ) or not isinstance(inventory.get("internals"), list):
-        return f"the record's {INVENTORY_FIELD} is not an inventory this gate reads (version 1)"
+        return (
+            f"the record's {INVENTORY_FIELD} is not an inventory this gate reads"
+            f" (version {INVENTORY_VERSION}): run the tests again with this gate's plugin"
+        )
+    missing = missing_names(inventory.get("internals"))
+    if missing:
+        return (
+            f"the record's {INVENTORY_FIELD} does not list"
+            f" {plural(len(missing), 'watched internal')}"
+            f" ({', '.join(missing[:MAX_LISTED_FINDINGS])}): a plugin that watched less wrote it,"
+            " or it was edited; run the tests again with this gate's plugin"
+        )
     if inventory.get("digest") != digest(inventory):
         return (
             f"the record's {INVENTORY_FIELD} does not match its digest: it was edited after the"
