@@ -20,6 +20,7 @@ import sys
 import sysconfig
 from collections.abc import Iterable, Mapping
 from itertools import chain
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -27,13 +28,16 @@ from gate.claim.watched_internals import WATCHED_NAMESPACES
 from gate.evidence.content_origin import INSTALLED, RecordIndex
 from gate.evidence.producer_inventory import INVENTORY_VERSION, WATCHED_HOOKS, seal
 from gate.evidence.watch_namespaces import (
+    ROTATION,
     ImportListWatch,
     NamespaceWatch,
     describe_object,
     is_data,
+    same_objects,
 )
 
 _ITEM_METHODS = ("runtest", "setup", "teardown")
+_FUNCTION = attrgetter("function")
 MAX_LISTED_CHANGES = 20
 
 
@@ -122,19 +126,17 @@ def code_file(obj: object) -> str | None:
     return None if obj is None else code_file(type(obj))  # an instance: its class's file
 
 
-def _hook_fingerprint(pluginmanager: Any) -> tuple[tuple[int, ...], ...]:
-    """Identities of the watched hook callers, their implementations and the functions those
-    call: equal fingerprints mean the registrations did not change (no rescan needed)."""
+def _hook_objects(pluginmanager: Any) -> tuple[list[object], list[Any]]:
+    """The watched hook callers with their implementations, and the implementations alone
+    (whose `function` is what they call): the same objects mean the registrations did not
+    change (no rescan needed)."""
     relay = vars(pluginmanager.hook)
     callers = [relay.get(name) for name in WATCHED_HOOKS]
     impls = list(chain.from_iterable(
         getattr(caller, "_hookimpls", None) or caller.get_hookimpls()
         for caller in callers if caller is not None
     ))
-    return (
-        tuple(map(id, callers)), tuple(map(id, impls)),
-        tuple(id(impl.function) for impl in impls),
-    )
+    return [*callers, *impls], impls
 
 
 class Watch:
@@ -145,15 +147,22 @@ class Watch:
         self._namespaces = NamespaceWatch.take(WATCHED_NAMESPACES)
         self._imports = ImportListWatch.take()
         self._hooks: dict[tuple[str, str, int], dict[str, Any]] = {}
-        self._hook_print: tuple[tuple[int, ...], ...] = ()
+        self._hook_objects: list[object] = []
+        self._hook_functions: list[object] = []
+        self._turn = 0
         self._manager: tuple[object, ...] = ()
 
     def observe(self, pluginmanager: Any, when: str) -> None:
         """Compare everything watched with its snapshot now (`when`: load, run or end)."""
-        fingerprint = _hook_fingerprint(pluginmanager)
-        if fingerprint != self._hook_print:
+        objects, impls = _hook_objects(pluginmanager)
+        turn = self._turn = (self._turn + 1) % ROTATION
+        functions = list(map(_FUNCTION, impls[turn::ROTATION] if when == "run" else impls))
+        if not same_objects(objects, self._hook_objects, turn if when == "run" else None) or (
+            not same_objects(functions, self._hook_functions[turn::ROTATION]
+                             if when == "run" else self._hook_functions, None)
+        ):
             self._scan_hooks(pluginmanager, when)
-            self._hook_print = fingerprint
+            self._hook_objects, self._hook_functions = objects, list(map(_FUNCTION, impls))
         self._namespaces.observe(when)
         self._imports.observe(when)
         self._observe_manager(pluginmanager, when)

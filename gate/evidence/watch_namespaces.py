@@ -11,18 +11,23 @@ again, so a patch that stays in place costs the diff once.
 from __future__ import annotations
 
 import builtins
+import gc
 import importlib
 import inspect
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from operator import attrgetter, itemgetter
+from itertools import chain
+from operator import attrgetter, is_
 from types import CodeType, FunctionType, ModuleType
 from typing import Any
 
 from gate.claim.watched_internals import split_name
 
 _CODE = attrgetter("__code__")
+
+#: Per test, `is` checks one element in ROTATION (after `==` checked them all).
+ROTATION = 8
 
 
 def _functions(value: object) -> list[FunctionType]:
@@ -79,9 +84,9 @@ class Snapshot:
 
     name: str
     owner: object
+    namespace: Mapping[str, object]
     items: tuple[tuple[str, object], ...]
     length: int
-    getter: Callable[[Mapping[str, object]], tuple[object, ...]]
     values: tuple[int, ...]
     functions: tuple[FunctionType, ...]
     keys_of_functions: tuple[str, ...]
@@ -89,25 +94,28 @@ class Snapshot:
 
     @classmethod
     def take(cls, name: str, owner: object) -> Snapshot:
-        namespace = owner.__dict__
+        namespace = namespace_of(owner)
         keys = watched_keys(owner, namespace)
         items = tuple((key, namespace[key]) for key in keys)
-        getter = _getter(keys)
-        pairs = [(key, f) for key, value in items for f in _functions(value)]
+        pairs, seen = [], set()
+        for key, value in items:
+            for function in _functions(value):
+                if id(function) not in seen:  # a re-export is the same function
+                    seen.add(id(function))
+                    pairs.append((key, function))
         functions = tuple(f for _, f in pairs)
         return cls(
-            name, owner, items, len(namespace), getter, tuple(map(id, getter(namespace))),
-            functions, tuple(key for key, _ in pairs), tuple(map(id, map(_CODE, functions))),
+            name, owner, namespace, items, len(namespace),
+            tuple(map(id, namespace.values())), functions, tuple(key for key, _ in pairs),
+            tuple(map(id, map(_CODE, functions))),
         )
 
     def same(self) -> bool:
-        """Is the namespace, name for name and code for code, still the snapshot? The hot
-        path: a length, then ids of the watched values and code objects, C loops only."""
-        namespace = self.owner.__dict__
+        """Is the namespace, name for name and code for code, still the snapshot?"""
         try:
             return (
-                len(namespace) == self.length
-                and tuple(map(id, self.getter(namespace))) == self.values
+                len(self.namespace) == self.length
+                and tuple(map(id, self.namespace.values())) == self.values
                 and tuple(map(id, map(_CODE, self.functions))) == self.codes
             )
         except KeyError:
@@ -138,14 +146,14 @@ class Snapshot:
         return changes
 
 
-def _getter(keys: tuple[str, ...]) -> Callable[[Mapping[str, object]], tuple[object, ...]]:
-    if len(keys) == 1:
-        only = keys[0]
-        return lambda namespace: (namespace[only],)
-    if not keys:
-        return lambda namespace: ()
-    getter: Callable[[Mapping[str, object]], tuple[object, ...]] = itemgetter(*keys)
-    return getter
+def namespace_of(owner: object) -> Mapping[str, object]:
+    """The dict itself: a module's `__dict__`, or the dict behind a class's read-only proxy
+    (the same object for the class's life; reading it directly is cheaper per test)."""
+    namespace = owner.__dict__
+    if isinstance(namespace, dict):
+        return namespace
+    behind = [r for r in gc.get_referents(namespace) if isinstance(r, dict)]
+    return behind[0] if len(behind) == 1 else namespace
 
 
 def _added(owner: object, key: str) -> str:
@@ -169,6 +177,19 @@ def _own_submodule(owner: object, key: str, value: object) -> bool:
     )
 
 
+def same_objects(now: list[Any], before: list[Any], turn: int | None) -> bool:
+    """`now` holds the very objects of `before`: `==` over all (pointer-fast for identical
+    elements), then `is` over every ROTATION-th from `turn` (None: over all)."""
+    try:
+        if len(now) != len(before) or now != before:
+            return False
+    except Exception:
+        return False
+    if turn is None:
+        return all(map(is_, now, before))
+    return all(map(is_, now[turn::ROTATION], before[turn::ROTATION]))
+
+
 @dataclass
 class NamespaceWatch:
     """Every watched namespace of one session, with what changed in each (first sight kept)."""
@@ -177,6 +198,11 @@ class NamespaceWatch:
     absent: dict[str, str] = field(default_factory=dict)
     changes: dict[str, dict[str, tuple[str, object, str]]] = field(default_factory=dict)
     modules: dict[str, ModuleType] = field(default_factory=dict)
+
+    baseline: list[object] = field(default_factory=list)
+    codes: list[object] = field(default_factory=list)
+    turn: int = 0
+    functions: tuple[FunctionType, ...] = ()
 
     @classmethod
     def take(cls, names: tuple[str, ...]) -> NamespaceWatch:
@@ -190,9 +216,40 @@ class NamespaceWatch:
             watch.snapshots[name] = Snapshot.take(name, owner)
             if isinstance(owner, ModuleType):
                 watch.modules[name] = owner
+        watch.rebaseline()
         return watch
 
+    def rebaseline(self) -> None:
+        """Every function once (pytest re-exports many), then the fingerprint to compare."""
+        every = chain.from_iterable([s.functions for s in self.snapshots.values()])
+        self.functions = tuple({id(f): f for f in every}.values())
+        self.codes = list(map(_CODE, self.functions))
+        self.baseline = self.current()
+
+    def current(self) -> list[object]:
+        """Every namespace's values and the watched modules in `sys.modules`, gathered by
+        C-level loops that read the dicts' entries only (no object is touched)."""
+        found: list[object] = list(chain.from_iterable(
+            [s.namespace.values() for s in self.snapshots.values()]))
+        found.extend(map(sys.modules.get, self.modules))
+        return found
+
+    def unchanged(self, full: bool) -> bool:
+        """Is every object still the very one of the baseline? The hot path, after every test:
+        `==` over the lists (a C loop that answers identical elements by pointer, calling
+        nothing), then `is` over a rotating eighth of them and of the functions' code objects
+        (`full`, at the end: all), since a replacement may answer `==` as it likes (`mock.ANY`
+        does) and reading every function's `__code__` costs a cache miss each. A change that
+        stays eight tests, or to the end, meets `is`."""
+        turn = None if full else (self.turn + 1) % ROTATION
+        self.turn = turn or 0
+        step = 1 if turn is None else ROTATION
+        return same_objects(self.current(), self.baseline, turn) and all(
+            map(is_, map(_CODE, self.functions[turn or 0::step]), self.codes[turn or 0::step]))
+
     def observe(self, when: str) -> None:
+        if self.unchanged(full=when != "run"):
+            return
         for name, snapshot in self.snapshots.items():
             if not snapshot.same():
                 self._record(name, snapshot, when)
@@ -200,6 +257,7 @@ class NamespaceWatch:
             if sys.modules.get(name) is not module:
                 self.changes.setdefault(name, {}).setdefault(
                     "sys.modules", ("replaced", sys.modules.get(name), when))
+        self.rebaseline()
 
     def _record(self, name: str, snapshot: Snapshot, when: str) -> None:
         seen = self.changes.setdefault(name, {})

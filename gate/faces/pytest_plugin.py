@@ -49,10 +49,10 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     # the first scan name them; conftests and `pytest_plugins` modules come after it.
     early_config.stash[_STARTED] = datetime.now(UTC)
     if getattr(early_config.known_args_namespace, "claim_evidence", None):
-        from gate.evidence.pytest_watch import Origins, Watch, install_dirs
+        from gate.evidence.pytest_watch import Origins, Watch, install_dirs, site_dirs
 
         rootdir = early_config.rootpath
-        origins = Origins(rootdir, _GATE_DIR, install_dirs())
+        origins = Origins(rootdir, _GATE_DIR, install_dirs(), site_dirs())
         watch = Watch(origins)
         watch.observe(early_config.pluginmanager, "load")
         early_config.stash[_WATCH] = watch
@@ -75,10 +75,10 @@ class _Recorder:
         self, config: pytest.Config, path: Path, started: datetime, watch: Any = None
     ) -> None:
         from gate.evidence.pytest_record import Tally, TreeState
-        from gate.evidence.pytest_watch import Origins, Watch, install_dirs
+        from gate.evidence.pytest_watch import Origins, Watch, install_dirs, site_dirs
 
         if watch is None:  # the option came from a late source: watch from now on
-            origins = Origins(config.rootpath, _GATE_DIR, install_dirs())
+            origins = Origins(config.rootpath, _GATE_DIR, install_dirs(), site_dirs())
             watch = Watch(origins)
             watch.observe(config.pluginmanager, "configure")
         self._watch = watch
