@@ -260,9 +260,8 @@ class NamespaceWatch:
         self.rebaseline()
 
     def _record(self, name: str, snapshot: Snapshot, when: str) -> None:
-        seen = self.changes.setdefault(name, {})
         for key, what, now in snapshot.differences():
-            seen.setdefault(key, (what, now, when))
+            self.changes.setdefault(name, {}).setdefault(key, (what, now, when))
         self.snapshots[name] = Snapshot.take(name, snapshot.owner)
 
 
