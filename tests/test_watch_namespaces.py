@@ -105,11 +105,11 @@ def test_a_namespace_missing_at_load_is_absent_by_name() -> None:
 def test_new_import_machinery_entries_are_kept_even_when_taken_out() -> None:
     watch = ImportListWatch.take()
     finder = types.SimpleNamespace(find_spec=lambda *a: None)
-    sys.meta_path.insert(0, finder)  # type: ignore[arg-type]
+    sys.meta_path.insert(0, finder)
     try:
         watch.observe("run")
     finally:
-        sys.meta_path.remove(finder)  # type: ignore[arg-type]
+        sys.meta_path.remove(finder)
     watch.observe("end")
     assert [(listed, entry) for listed, entry, _ in watch.added] == [("sys.meta_path", finder)]
 

@@ -76,6 +76,22 @@ PATH_HOOK = (
     "sys.path_hooks.insert(0, _hook)\n"
     "sys.path_importer_cache.clear()\n"
 )
+#: A test file rewritten after the clean-tree check at session start, put back at exit...
+REWRITE_RESTORE_AT_EXIT = (
+    "import atexit, pathlib\n"
+    "_file = pathlib.Path('test_z_broken.py')\n"
+    "_original = _file.read_text()\n"
+    "_file.write_text(_original.replace('1 == 2', '1 == 1'))\n"
+    "atexit.register(_file.write_text, _original)\n"
+)
+#: ... or put back by the rewritten module itself as pytest imports it.
+REWRITE_RESTORE_ON_IMPORT = (
+    "import pathlib\n"
+    "_file = pathlib.Path('test_z_broken.py')\n"
+    "_original = _file.read_text()\n"
+    "_file.write_text('import pathlib\\npathlib.Path(__file__).write_text(%r)\\n' % _original\n"
+    "                 + _original.replace('1 == 2', '1 == 1'))\n"
+)
 IMPORTS_CALC = "import calc  # noqa: F401\n\ndef test_imports():\n    assert True\n"
 Z_BROKEN = "def test_broken():\n    assert 1 == 2\n"
 
@@ -98,6 +114,16 @@ ATTACKS: dict[str, tuple[dict[str, str], str]] = {
     "a source-rewriting finder on sys.meta_path": (
         {"calc.py": CALC + META_PATH, "test_a.py": IMPORTS_CALC, "test_z_broken.py": Z_BROKEN},
         "_Rewriter added to sys.meta_path",
+    ),
+    "a test file rewritten after the start check, restored at exit": (
+        {"calc.py": CALC + REWRITE_RESTORE_AT_EXIT, "test_a.py": IMPORTS_CALC,
+         "test_z_broken.py": Z_BROKEN},
+        "other bytes than the commit's when collected from test_z_broken.py",
+    ),
+    "a test file rewritten and restored by itself on import": (
+        {"calc.py": CALC + REWRITE_RESTORE_ON_IMPORT, "test_a.py": IMPORTS_CALC,
+         "test_z_broken.py": Z_BROKEN},
+        "other bytes than the commit's when collected from test_z_broken.py",
     ),
     "a path hook on sys.path_hooks": (
         {"calc.py": CALC + PATH_HOOK, "test_a.py": IMPORTS_CALC}, "added to sys.path_hooks",

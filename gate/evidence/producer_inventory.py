@@ -111,6 +111,7 @@ def derive_findings(inventory: Mapping[str, Any]) -> list[dict[str, str]]:
             "file": str(entry.get("file")),
             "route": f"added at {entry.get('seen')}",
         })
+    findings.extend(_source_findings(inventory))
     for node in inventory.get("patched_items") or ():
         findings.append({
             "code": "patched_item",
@@ -148,6 +149,33 @@ def _internal_findings(inventory: Mapping[str, Any]) -> list[dict[str, str]]:
         if entry.get("unchanged") is not True and not changes:
             findings.append({"code": "patched_internal", "what": name,
                              "file": str(entry.get("file")), "route": "replaced at run time"})
+    return findings
+
+
+def _source_findings(inventory: Mapping[str, Any]) -> list[dict[str, str]]:
+    """A test module that was not the commit's bytes when collected or at the end, one git
+    could not compare, and a tree clean at the start and dirty at the end."""
+    findings: list[dict[str, str]] = []
+    sources = inventory.get("test_sources")
+    if isinstance(sources, Mapping):
+        if sources.get("problem"):
+            findings.append({"code": "test_source", "what": "the collected test modules",
+                             "file": "<git>", "route": str(sources.get("problem"))})
+        for entry in _dicts(sources.get("differing")):
+            when = (
+                "not in the commit" if entry.get("commit") is None
+                else "other bytes than the commit's when collected"
+                if entry.get("collected") != [entry.get("commit")]
+                else "other bytes than the commit's at session end"
+            )
+            findings.append({"code": "test_source", "what": f"test module {when}",
+                             "file": str(entry.get("path")), "route": "rewritten during the run"})
+    tree = inventory.get("tree_at_end")
+    changed = tree.get("changed_committed") if isinstance(tree, Mapping) else None
+    if isinstance(tree, Mapping) and tree.get("start_clean") is True and changed:
+        shown = [str(p) for p in changed][:5]
+        findings.append({"code": "tree_changed", "what": "a committed file clean at the start",
+                         "file": ", ".join(shown), "route": "changed before the session ended"})
     return findings
 
 

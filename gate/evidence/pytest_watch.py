@@ -27,6 +27,7 @@ from typing import Any
 from gate.claim.watched_internals import WATCHED_NAMESPACES
 from gate.evidence.content_origin import INSTALLED, RecordIndex
 from gate.evidence.producer_inventory import INVENTORY_VERSION, WATCHED_HOOKS, seal
+from gate.evidence.test_sources import SourceWatch, end_facts
 from gate.evidence.watch_namespaces import (
     ROTATION,
     ImportListWatch,
@@ -146,6 +147,7 @@ class Watch:
         self._origins = origins
         self._namespaces = NamespaceWatch.take(WATCHED_NAMESPACES)
         self._imports = ImportListWatch.take()
+        self.sources = SourceWatch(origins.rootdir)
         self._hooks: dict[tuple[str, str, int], dict[str, Any]] = {}
         self._hook_objects: list[object] = []
         self._hook_functions: list[object] = []
@@ -245,9 +247,14 @@ class Watch:
         return entries[:MAX_LISTED_CHANGES]
 
     def inventory(
-        self, config: Any, patched_items: Iterable[str], environ: Mapping[str, str]
+        self, config: Any, patched_items: Iterable[str], environ: Mapping[str, str],
+        tree: tuple[Any, list[Path], Iterable[Path]] | None = None,
     ) -> dict[str, Any]:
-        """The sealed inventory (findings and digest filled in) for the record."""
+        """The sealed inventory (findings and digest filled in) for the record; with `tree`
+        (the start's TreeState, the ignored files, the import roots) also the test modules
+        against the commit and the tree probed again at the end (`test_sources`)."""
+        ended = end_facts(self.sources, tree[0], self._origins.rootdir, tree[1], environ,
+                          tree[2]) if tree else {}
         hooks = [_with_route(entry, config, environ) for entry in self._hooks.values()]
         plugins = _repository_plugins(config.pluginmanager, self._origins)
         inventory: dict[str, Any] = {
@@ -260,6 +267,7 @@ class Watch:
             "config": _config_facts(config, self._origins, environ),
             "conftests": [p for p in plugins if p["conftest"]],
             "repository_plugins": [p for p in plugins if not p["conftest"]],
+            **ended,
         }
         return seal(inventory)
 

@@ -82,6 +82,7 @@ class _Recorder:
             watch = Watch(origins)
             watch.observe(config.pluginmanager, "configure")
         self._watch = watch
+        self._roots: tuple[Path, ...] = ()
         self._inventory: dict[str, Any] | None = None
         self._ended_early = False
         self._config = config
@@ -92,11 +93,8 @@ class _Recorder:
         self._message: str | None = None
 
     def _junit_path(self) -> Path | None:
-        junit = self._config.getoption("xmlpath", None)
-        if not junit:
-            return None
-        path = Path(junit)
-        return path if path.is_absolute() else self._config.invocation_params.dir / path
+        junit = self._config.getoption("xmlpath", None)  # relative to where pytest started
+        return self._config.invocation_params.dir / Path(junit) if junit else None
 
     def _ignored(self) -> list[Path]:
         junit = self._junit_path()
@@ -110,10 +108,9 @@ class _Recorder:
         from gate.evidence.pytest_record import junit_properties
 
         del session
-        roots = import_roots(self._config.rootpath, [str(arg) for arg in self._config.args])
-        self._tree = probe_tree(
-            self._config.rootpath, self._ignored(), os.environ, import_roots=roots
-        )
+        self._roots = import_roots(self._config.rootpath, [str(arg) for arg in self._config.args])
+        self._tree = probe_tree(self._config.rootpath, self._ignored(), os.environ,
+                                import_roots=self._roots)
         self._add_junit_properties(junit_properties(self._tree, self._started))
         self._add_junit_properties(base_code_properties(self._config.rootpath, self._tree))
 
@@ -130,6 +127,10 @@ class _Recorder:
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         self._tally.add(report.nodeid, report.when, report.outcome)
+
+    def pytest_collectstart(self, collector: pytest.Collector) -> None:
+        if isinstance(collector, pytest.Module):  # hashed before pytest imports it
+            self._watch.sources.collected([Path(str(collector.path))])
 
     def pytest_runtest_logfinish(self) -> None:
         # After every test: a patch a test module made and undid still shows.
@@ -153,11 +154,10 @@ class _Recorder:
         # to the report; after it wrote the file, hash it and write the record.
         from gate.evidence.pytest_record import inventory_properties
         from gate.evidence.pytest_watch import patched_items
-
         self._watch.observe(self._config.pluginmanager, "end")
         self._inventory = self._watch.inventory(
-            self._config, patched_items(session.items), os.environ
-        )
+            self._config, patched_items(session.items), os.environ,
+            (self._tree, self._ignored(), self._roots))
         self._add_junit_properties(inventory_properties(self._inventory))
         result = yield
         self._write_record(2 if self._ended_early else int(exitstatus))
