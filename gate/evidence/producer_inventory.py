@@ -81,6 +81,9 @@ TRUSTED_ORIGINS = frozenset({"installed", "gate"})
 
 MAX_LISTED_FINDINGS = 20
 
+#: How the watch names an attribute of the session's plugin manager instance it compares.
+MANAGER_SUFFIX = "(of the session's plugin manager)"
+
 
 def hook_entry_rewrites(entry: Mapping[str, Any]) -> bool:
     """Can this hook implementation change a result (whatever its origin)?"""
@@ -138,7 +141,7 @@ def _internal_findings(inventory: Mapping[str, Any]) -> list[dict[str, str]]:
                              "route": f"not pytest's own at load ({entry.get('origin')})"})
         changes = _dicts(entry.get("changes"))
         for change in changes:
-            if _setup_addition(change):
+            if _setup_addition(change) or _setup_again(change, entry):
                 continue
             findings.append({
                 "code": "patched_internal",
@@ -183,9 +186,23 @@ def _setup_addition(change: Mapping[str, Any]) -> bool:
     """pytest's own plugins add new names to its classes after load (`_pytest.legacypath` adds
     `Node.fspath`; a warning flag on `Function`): a new name (hiding nothing inherited or
     builtin) holding plain data or code from the installed environment changes no result.
+    pytester's `HookRecorder` wraps the plugin manager's `_inner_hookexec` with installed code.
     A replaced, removed or hiding name is a finding whatever it holds."""
-    return change.get("change") == "added" and (
-        change.get("data") is True or change.get("origin") in TRUSTED_ORIGINS
+    trusted = change.get("origin") in TRUSTED_ORIGINS
+    if str(change.get("name", "")).endswith(MANAGER_SUFFIX):
+        return trusted
+    return change.get("change") == "added" and (change.get("data") is True or trusted)
+
+
+def _setup_again(change: Mapping[str, Any], entry: Mapping[str, Any]) -> bool:
+    """An addition set up again by the code that added it (pytest's `legacypath` re-adds
+    `TerminalReporter.startdir` in every session of one process, as under pytester): both the
+    old and the new value come from one installed file that is not the namespace's own. A
+    namespace's own name replaced, even by its own module's code, is a finding."""
+    return (
+        change.get("change") == "replaced"
+        and change.get("origin") in TRUSTED_ORIGINS and change.get("was_origin") in TRUSTED_ORIGINS
+        and change.get("file") == change.get("was_file") != entry.get("file")
     )
 
 

@@ -26,7 +26,12 @@ from typing import Any
 
 from gate.claim.watched_internals import WATCHED_NAMESPACES
 from gate.evidence.content_origin import INSTALLED, RecordIndex
-from gate.evidence.producer_inventory import INVENTORY_VERSION, WATCHED_HOOKS, seal
+from gate.evidence.producer_inventory import (
+    INVENTORY_VERSION,
+    MANAGER_SUFFIX,
+    WATCHED_HOOKS,
+    seal,
+)
 from gate.evidence.test_sources import SourceWatch, end_facts
 from gate.evidence.watch_namespaces import (
     ROTATION,
@@ -180,7 +185,7 @@ class Watch:
                                      strict=True):
             if now is not before:
                 self._namespaces.changes.setdefault("pluggy._manager:PluginManager", {}).setdefault(
-                    f"{name} (of the session's plugin manager)", ("replaced", now, when))
+                    f"{name} {MANAGER_SUFFIX}", ("replaced", now, when))
 
     def _scan_hooks(self, pluginmanager: Any, when: str) -> None:
         for hook in WATCHED_HOOKS:
@@ -220,7 +225,7 @@ class Watch:
             snapshot = watched.snapshots[name]
             file = code_file(snapshot.owner)
             changes = [
-                self._change_entry(key, what, now, seen)
+                self._change_entry(key, what, now, seen, watched.originals[name].get(key))
                 for key, (what, now, seen) in watched.changes.get(name, {}).items()
             ]
             entries.append({
@@ -230,11 +235,15 @@ class Watch:
             })
         return entries
 
-    def _change_entry(self, key: str, what: str, now: object, seen: str) -> dict[str, Any]:
+    def _change_entry(
+        self, key: str, what: str, now: object, seen: str, was: object
+    ) -> dict[str, Any]:
         file = code_file(now) if now is not None else None
+        was_file = code_file(was) if was is not None else None
         return {"name": key, "change": what, "now": describe_object(now), "seen": seen,
                 "data": is_data(now), "file": self._origins.shown(file),
-                "origin": self._origins.of(file)}
+                "origin": self._origins.of(file), "was_file": self._origins.shown(was_file),
+                "was_origin": self._origins.of(was_file)}
 
     def _import_hook_entries(self) -> list[dict[str, Any]]:
         entries = []

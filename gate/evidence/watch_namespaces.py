@@ -200,6 +200,7 @@ class NamespaceWatch:
     modules: dict[str, ModuleType] = field(default_factory=dict)
 
     baseline: list[object] = field(default_factory=list)
+    originals: dict[str, dict[str, object]] = field(default_factory=dict)
     codes: list[object] = field(default_factory=list)
     turn: int = 0
     functions: tuple[FunctionType, ...] = ()
@@ -214,6 +215,7 @@ class NamespaceWatch:
                 watch.absent[name] = f"{type(exc).__name__}: {exc}"[:200]
                 continue
             watch.snapshots[name] = Snapshot.take(name, owner)
+            watch.originals[name] = dict(watch.snapshots[name].items)
             if isinstance(owner, ModuleType):
                 watch.modules[name] = owner
         watch.rebaseline()
