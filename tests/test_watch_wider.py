@@ -100,11 +100,12 @@ Z_BROKEN = "def test_broken():\n    assert 1 == 2\n"
 
 ATTACKS: dict[str, tuple[dict[str, str], str]] = {
     "the runner's own name for TestReport rebound": (
-        {"calc.py": CALC + RUNNER_NAME, "test_broken.py": BROKEN}, "_pytest.runner:TestReport",
+        {"calc.py": CALC + RUNNER_NAME, "test_broken.py": BROKEN},
+        "_pytest.runner.TestReport from calc.py",
     ),
     "the same name by a computed setattr": (
         {"calc.py": CALC + RUNNER_NAME_SETATTR, "test_broken.py": BROKEN},
-        "_pytest.runner:TestReport",
+        "_pytest.runner.TestReport from calc.py",
     ),
     "a method of a watched class replaced": (
         {"calc.py": CALC + CLASS_METHOD, "test_broken.py": BROKEN},
