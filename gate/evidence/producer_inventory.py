@@ -236,9 +236,11 @@ def describe(findings: list[dict[str, str]]) -> str:
 def judge(inventory: object) -> str | None:
     """Why a record that says the plugin wrote it is not the plugin's honest account, or None.
 
-    No inventory (hand-written, or an older plugin), a digest or findings list that does not
-    follow from the entries (edited afterwards), or findings (something from the repository
-    could rewrite results) all make the record `producer_modified`."""
+    No inventory (hand-written, or an older plugin), one that does not list every watched
+    namespace of `gate.claim.watched_internals` (a plugin that watched less, or entries cut
+    out), a digest or findings list that does not follow from the entries (edited
+    afterwards), or findings (something from the repository could rewrite results) all make
+    the record `producer_modified`."""
     if not isinstance(inventory, Mapping):
         return (
             f"the record names the claim-gate pytest plugin but carries no {INVENTORY_FIELD}:"
