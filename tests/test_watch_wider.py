@@ -95,6 +95,15 @@ REWRITE_RESTORE_ON_IMPORT = (
     "_file.write_text('import pathlib\\npathlib.Path(__file__).write_text(%r)\\n' % _original\n"
     "                 + _original.replace('1 == 2', '1 == 1'))\n"
 )
+#: A fixture in the test module hands pytest another function to call for the test.
+ITEM_FUNCTION = (
+    "import pytest\n\n"
+    "@pytest.fixture(autouse=True)\n"
+    "def _quiet(request):\n"
+    "    request.node.obj = lambda *args, **kwargs: None\n\n"
+    "def test_broken():\n"
+    "    assert 1 == 2\n"
+)
 IMPORTS_CALC = "import calc  # noqa: F401\n\ndef test_imports():\n    assert True\n"
 Z_BROKEN = "def test_broken():\n    assert 1 == 2\n"
 
@@ -128,6 +137,10 @@ ATTACKS: dict[str, tuple[dict[str, str], str]] = {
         {"calc.py": CALC + REWRITE_RESTORE_ON_IMPORT, "test_a.py": IMPORTS_CALC,
          "test_z_broken.py": Z_BROKEN},
         "other bytes than the commit's when collected from test_z_broken.py",
+    ),
+    "the test function replaced on the item by a fixture": (
+        {"test_z_broken.py": ITEM_FUNCTION},
+        "test_z_broken.py::test_broken: its runtest/setup/teardown or test function was replaced",
     ),
     "a path hook on sys.path_hooks": (
         {"calc.py": CALC + PATH_HOOK, "test_a.py": IMPORTS_CALC}, "added to sys.path_hooks",

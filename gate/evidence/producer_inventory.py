@@ -118,7 +118,8 @@ def derive_findings(inventory: Mapping[str, Any]) -> list[dict[str, str]]:
     for node in inventory.get("patched_items") or ():
         findings.append({
             "code": "patched_item",
-            "what": f"{node}: its runtest/setup/teardown was replaced on the item",
+            "what": f"{node}: its runtest/setup/teardown or test function was replaced on"
+            " the item",
             "file": str(node).split("::", 1)[0],
             "route": "item attribute",
         })

@@ -287,11 +287,27 @@ def _plugin_name(name: str, origins: Origins) -> str:
 
 
 def patched_items(items: Iterable[Any]) -> list[str]:
-    """Node ids of collected items whose run/setup/teardown was replaced on the item itself."""
+    """Node ids of collected items whose run/setup/teardown was replaced on the item itself,
+    or whose test function is no longer the one its module or class defines (`item.obj = f`
+    from a fixture: pytest then calls `f`)."""
     return [
         str(item.nodeid) for item in items
-        if any(name in vars(item) for name in _ITEM_METHODS)
+        if any(name in vars(item) for name in _ITEM_METHODS) or _function_replaced(item)
     ]
+
+
+def _function_replaced(item: Any) -> bool:
+    current = vars(item).get("_obj")
+    name = getattr(item, "originalname", None)
+    parent = vars(getattr(item, "parent", None) or object()).get("_obj")
+    if current is None or not isinstance(name, str) or parent is None:
+        return False  # not a python test function, or never looked up
+    try:
+        defined = inspect.getattr_static(parent, name)
+    except AttributeError:
+        return True
+    defined = getattr(defined, "__func__", defined)
+    return getattr(current, "__func__", current) is not defined
 
 
 def _plugin_option_names(config: Any) -> list[str]:
