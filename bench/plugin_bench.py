@@ -15,6 +15,12 @@ in process (asking git, tallying every report of the session, building and writi
 record) and printed as a share of the fastest session without it.
 
     python bench/plugin_bench.py [--tests 2000] [--repeat 7]
+    python bench/plugin_bench.py --suite DIR [--paths tests/test_x.py] [--repeat 7]
+
+`--suite DIR` runs a real project's test suite instead (DIR is copied to a temporary git
+repository and committed; e.g. an sdist's source tree, with its test dependencies installed
+in this environment). The in-process figure then also times the watch itself: a `Watch`
+built over pytest's own plugin manager and compared after each of the session's tests.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -43,6 +50,20 @@ def _env() -> dict[str, str]:
     return env
 
 
+def copy_suite(source: Path, root: Path) -> None:
+    """A real project's tree, committed in a fresh repository (no history: only the bytes)."""
+    shutil.copytree(source, root, dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns(".git", "__pycache__", "*.pyc", "out"))
+    with (root / ".gitignore").open("a") as ignore:
+        ignore.write("\n__pycache__/\nout/\n")
+    _commit(root)
+
+
+def _commit(root: Path) -> None:
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "bench"]):
+        subprocess.run(["git", *args], cwd=root, env=_env(), check=True, capture_output=True)
+
+
 def make_project(root: Path, tests: int) -> None:
     """`tests` tests over 20 modules, committed, with the usual ignores."""
     per_module = max(1, tests // 20)
@@ -58,8 +79,7 @@ def make_project(root: Path, tests: int) -> None:
         made += count
         module += 1
     (root / ".gitignore").write_text("__pycache__/\nout/\n")
-    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "bench"]):
-        subprocess.run(["git", *args], cwd=root, env=_env(), check=True, capture_output=True)
+    _commit(root)
 
 
 MODES = {
@@ -69,10 +89,10 @@ MODES = {
 }
 
 
-def run_once(root: Path, mode: str) -> tuple[float, float]:
+def run_once(root: Path, mode: str, paths: list[str]) -> tuple[float, float]:
     """(wall seconds, CPU seconds) of one pytest session."""
     args = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-            "--junitxml", "out/junit.xml", *MODES[mode]]
+            "--junitxml", "out/junit.xml", *MODES[mode], *paths]
     with tempfile.TemporaryFile() as output:
         started = time.perf_counter()
         process = subprocess.Popen(args, cwd=root, env=_env(), stdout=output,
@@ -106,29 +126,61 @@ def own_work(root: Path, tests: int) -> float:
     return time.perf_counter() - started
 
 
+def watch_work(root: Path, tests: int) -> float:
+    """Seconds the watch spends on a session of `tests` tests: built at load over pytest's
+    own plugin manager (its default plugins registered), compared after every test and at
+    the end, as the active plugin does."""
+    from _pytest.config import get_config
+
+    import gate
+    from gate.evidence.pytest_watch import Origins, Watch, install_dirs, site_dirs
+
+    manager = get_config().pluginmanager
+    started = time.perf_counter()
+    origins = Origins(root, Path(gate.__file__).parent, install_dirs(), site_dirs())
+    watch = Watch(origins)
+    watch.observe(manager, "load")
+    for _ in range(tests):
+        watch.observe(manager, "run")
+    watch.observe(manager, "end")
+    return time.perf_counter() - started
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--tests", type=int, default=2000)
     parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--suite", type=Path, default=None,
+                        help="a real project's source tree whose tests to run instead")
+    parser.add_argument("--paths", nargs="*", default=[],
+                        help="with --suite: the test paths to give pytest")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="claim-gate-plugin-bench-") as tmp:
         root = Path(tmp)
-        make_project(root, args.tests)
+        if args.suite:
+            copy_suite(args.suite, root)
+        else:
+            make_project(root, args.tests)
         wall: dict[str, list[float]] = {mode: [] for mode in MODES}
         cpu: dict[str, list[float]] = {mode: [] for mode in MODES}
         for mode in MODES:
-            run_once(root, mode)  # warm the bytecode and file caches for each
+            run_once(root, mode, args.paths)  # warm the bytecode and file caches for each
         for repetition in range(args.repeat):
             order = list(MODES)[repetition % len(MODES):] + list(MODES)[:repetition % len(MODES)]
             for mode in order:
-                seconds, cpu_seconds = run_once(root, mode)
+                seconds, cpu_seconds = run_once(root, mode, args.paths)
                 wall[mode].append(seconds)
                 cpu[mode].append(cpu_seconds)
         record = json.loads((root / "out" / "evidence.json").read_text())
-        work = min(own_work(root, args.tests) for _ in range(5))
-    assert record["observed_value"]["tests"] == args.tests, record["observed_value"]
+        tests = int(record["observed_value"]["tests"])
+        work = min(own_work(root, tests) for _ in range(5))
+        watching = min(watch_work(root, tests) for _ in range(3))
+    assert args.suite or tests == args.tests, record["observed_value"]
     assert record["x-tree-clean"] is True, record.get("x-dirty-paths")
-    print(f"tests per session: {args.tests}, repetitions: {args.repeat}")
+    findings = record["x-producer-inventory"]["findings"]
+    assert not findings, findings
+    print(f"suite: {args.suite or 'generated'}, tests per session: {tests},"
+          f" repetitions: {args.repeat}")
     for mode in MODES:
         print(f"{mode:>8}: CPU min {min(cpu[mode]):.3f}s  wall min {min(wall[mode]):.3f}s"
               f"  wall median {statistics.median(wall[mode]):.3f}s")
@@ -146,6 +198,8 @@ def main(argv: list[str] | None = None) -> int:
     share = work / min(wall["without"])
     print(f"plugin's own work in process: {work * 1000:.1f} ms = {share:.1%} of the fastest"
           " session without it")
+    print(f"the watch in process ({tests} compares): {watching * 1000:.1f} ms ="
+          f" {watching / min(cpu['without']):.1%} of the fastest session's CPU without it")
     return 0
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from gate.claim.watched_internals import WATCHED_NAMESPACES
 from gate.evidence.producer_inventory import INVENTORY_FIELD, INVENTORY_VERSION, seal
 
 
@@ -18,12 +19,14 @@ def clean_inventory(**changes: Any) -> dict[str, Any]:
             "origin": "installed", "kind": "plain", "plugin_module": "_pytest.runner",
             "seen": "load", "route": "installed plugin",
         }],
-        "internals": [{
-            "name": "_pytest.reports:TestReport.from_item_and_call",
-            "qualname": "TestReport.from_item_and_call",
-            "file": "/site-packages/_pytest/reports.py", "id": "0x1", "origin": "installed",
-            "unchanged": True,
-        }],
+        "internals": [
+            {"name": name, "present": True, "names": 10,
+             "file": f"/site-packages/{name.split(':')[0].replace('.', '/')}.py",
+             "origin": "gate" if name.startswith("gate.") else "installed",
+             "unchanged": True, "changes": []}
+            for name in WATCHED_NAMESPACES
+        ],
+        "import_hooks": [],
         "patched_items": [],
         "config": {"inifile": None, "addopts": [], "plugins": []},
         "conftests": [],

@@ -21,8 +21,10 @@ from typing import Any
 
 # Named in the claim part (the engine reads it too); collectors import it from here.
 from gate.claim.test_job import INVENTORY_FIELD as INVENTORY_FIELD
+from gate.claim.watched_internals import missing_names
+from gate.claim.wording import plural
 
-INVENTORY_VERSION = 1
+INVENTORY_VERSION = 2
 PRODUCER_MODIFIED = "producer_modified"
 
 #: Hooks whose every implementation can decide or rewrite a result: firstresult hooks that
@@ -80,6 +82,9 @@ TRUSTED_ORIGINS = frozenset({"installed", "gate"})
 
 MAX_LISTED_FINDINGS = 20
 
+#: How the watch names an attribute of the session's plugin manager instance it compares.
+MANAGER_SUFFIX = "(of the session's plugin manager)"
+
 
 def hook_entry_rewrites(entry: Mapping[str, Any]) -> bool:
     """Can this hook implementation change a result (whatever its origin)?"""
@@ -102,26 +107,108 @@ def derive_findings(inventory: Mapping[str, Any]) -> list[dict[str, str]]:
                 "file": str(entry.get("file")),
                 "route": str(entry.get("route")),
             })
-    for entry in _dicts(inventory.get("internals")):
-        if entry.get("unchanged") is not True or entry.get("origin") not in TRUSTED_ORIGINS:
-            findings.append({
-                "code": "patched_internal",
-                "what": str(entry.get("name")),
-                "file": str(entry.get("replacement_file") or entry.get("file")),
-                "route": "replaced at run time"
-                if entry.get("unchanged") is not True else "not pytest's own at load",
-            })
+    findings.extend(_internal_findings(inventory))
+    for entry in _dicts(inventory.get("import_hooks")):
+        findings.append({
+            "code": "import_hook",
+            "what": f"{entry.get('what')} added to {entry.get('list')}",
+            "file": str(entry.get("file")),
+            "route": f"added at {entry.get('seen')}",
+        })
+    findings.extend(_source_findings(inventory))
     for entry in _dicts(inventory.get("preloaded")):  # ran before the plugin (plugin_preload)
         findings.append({"code": "preloaded_code", "what": str(entry.get("what")),
                          "file": str(entry.get("file")), "route": str(entry.get("route"))})
     for node in inventory.get("patched_items") or ():
         findings.append({
             "code": "patched_item",
-            "what": f"{node}: its runtest/setup/teardown was replaced on the item",
+            "what": f"{node}: its runtest/setup/teardown or test function was replaced on"
+            " the item",
             "file": str(node).split("::", 1)[0],
             "route": "item attribute",
         })
     return findings
+
+
+def _internal_findings(inventory: Mapping[str, Any]) -> list[dict[str, str]]:
+    """A watched namespace that was absent at load, not pytest's (or the gate's) own bytes, or
+    changed during the session: one finding for each name replaced, added or removed."""
+    findings: list[dict[str, str]] = []
+    for entry in _dicts(inventory.get("internals")):
+        name = str(entry.get("name"))
+        if entry.get("present") is not True:
+            findings.append({"code": "patched_internal", "what": name, "file": "<unknown>",
+                             "route": f"not found at load ({entry.get('problem')})"})
+            continue
+        if entry.get("origin") not in TRUSTED_ORIGINS:
+            findings.append({"code": "patched_internal", "what": name,
+                             "file": str(entry.get("file")),
+                             "route": f"not pytest's own at load ({entry.get('origin')})"})
+        changes = _dicts(entry.get("changes"))
+        for change in changes:
+            if _setup_addition(change) or _setup_again(change, entry):
+                continue
+            findings.append({
+                "code": "patched_internal",
+                "what": f"{name}.{change.get('name')}",
+                "file": str(change.get("file")),
+                "route": f"{change.get('change')} at run time, first seen at {change.get('seen')}",
+            })
+        if entry.get("unchanged") is not True and not changes:
+            findings.append({"code": "patched_internal", "what": name,
+                             "file": str(entry.get("file")), "route": "replaced at run time"})
+    return findings
+
+
+def _source_findings(inventory: Mapping[str, Any]) -> list[dict[str, str]]:
+    """A test module that was not the commit's bytes when collected or at the end, one git
+    could not compare, and a tree clean at the start and dirty at the end."""
+    findings: list[dict[str, str]] = []
+    sources = inventory.get("test_sources")
+    if isinstance(sources, Mapping):
+        if sources.get("problem"):
+            findings.append({"code": "test_source", "what": "the collected test modules",
+                             "file": "<git>", "route": str(sources.get("problem"))})
+        for entry in _dicts(sources.get("differing")):
+            when = (
+                "not in the commit" if entry.get("commit") is None
+                else "other bytes than the commit's when collected"
+                if entry.get("collected") != [entry.get("commit")]
+                else "other bytes than the commit's at session end"
+            )
+            findings.append({"code": "test_source", "what": f"test module {when}",
+                             "file": str(entry.get("path")), "route": "rewritten during the run"})
+    tree = inventory.get("tree_at_end")
+    changed = tree.get("changed_committed") if isinstance(tree, Mapping) else None
+    if isinstance(tree, Mapping) and tree.get("start_clean") is True and changed:
+        shown = [str(p) for p in changed][:5]
+        findings.append({"code": "tree_changed", "what": "a committed file clean at the start",
+                         "file": ", ".join(shown), "route": "changed before the session ended"})
+    return findings
+
+
+def _setup_addition(change: Mapping[str, Any]) -> bool:
+    """pytest's own plugins add new names to its classes after load (`_pytest.legacypath` adds
+    `Node.fspath`; a warning flag on `Function`): a new name (hiding nothing inherited or
+    builtin) holding plain data or code from the installed environment changes no result.
+    pytester's `HookRecorder` wraps the plugin manager's `_inner_hookexec` with installed code.
+    A replaced, removed or hiding name is a finding whatever it holds."""
+    trusted = change.get("origin") in TRUSTED_ORIGINS
+    if str(change.get("name", "")).endswith(MANAGER_SUFFIX):
+        return trusted
+    return change.get("change") == "added" and (change.get("data") is True or trusted)
+
+
+def _setup_again(change: Mapping[str, Any], entry: Mapping[str, Any]) -> bool:
+    """An addition set up again by the code that added it (pytest's `legacypath` re-adds
+    `TerminalReporter.startdir` in every session of one process, as under pytester): both the
+    old and the new value come from one installed file that is not the namespace's own. A
+    namespace's own name replaced, even by its own module's code, is a finding."""
+    return (
+        change.get("change") == "replaced"
+        and change.get("origin") in TRUSTED_ORIGINS and change.get("was_origin") in TRUSTED_ORIGINS
+        and change.get("file") == change.get("was_file") != entry.get("file")
+    )
 
 
 def _dicts(value: object) -> list[Mapping[str, Any]]:
@@ -154,9 +241,11 @@ def describe(findings: list[dict[str, str]]) -> str:
 def judge(inventory: object) -> str | None:
     """Why a record that says the plugin wrote it is not the plugin's honest account, or None.
 
-    No inventory (hand-written, or an older plugin), a digest or findings list that does not
-    follow from the entries (edited afterwards), or findings (something from the repository
-    could rewrite results) all make the record `producer_modified`."""
+    No inventory (hand-written, or an older plugin), one that does not list every watched
+    namespace of `gate.claim.watched_internals` (a plugin that watched less, or entries cut
+    out), a digest or findings list that does not follow from the entries (edited
+    afterwards), or findings (something from the repository could rewrite results) all make
+    the record `producer_modified`."""
     if not isinstance(inventory, Mapping):
         return (
             f"the record names the claim-gate pytest plugin but carries no {INVENTORY_FIELD}:"
@@ -166,7 +255,18 @@ def judge(inventory: object) -> str | None:
     if inventory.get("version") != INVENTORY_VERSION or not isinstance(
         inventory.get("hooks"), list
     ) or not isinstance(inventory.get("internals"), list):
-        return f"the record's {INVENTORY_FIELD} is not an inventory this gate reads (version 1)"
+        return (
+            f"the record's {INVENTORY_FIELD} is not an inventory this gate reads"
+            f" (version {INVENTORY_VERSION}): run the tests again with this gate's plugin"
+        )
+    missing = missing_names(inventory.get("internals"))
+    if missing:
+        return (
+            f"the record's {INVENTORY_FIELD} does not list"
+            f" {plural(len(missing), 'watched internal')}"
+            f" ({', '.join(missing[:MAX_LISTED_FINDINGS])}): a plugin that watched less wrote it,"
+            " or it was edited; run the tests again with this gate's plugin"
+        )
     if inventory.get("digest") != digest(inventory):
         return (
             f"the record's {INVENTORY_FIELD} does not match its digest: it was edited after the"

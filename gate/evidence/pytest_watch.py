@@ -1,70 +1,50 @@
 """The pytest plugin's watch over what could rewrite results (the inventory's collecting half).
 
 Created at the plugin's first hook (`pytest_load_initial_conftests`, tryfirst), before any
-conftest is imported: it keeps references to pytest's report internals as they were then,
-and scans the hook implementations of `producer_inventory.WATCHED_HOOKS` again after every
-test and at session end, so a conftest, a `pytest_plugins` module, a `-p` plugin or a patch
-made by the code under test shows up however briefly it was in place. The judgement is
-`producer_inventory`'s (pure); this module only observes.
+conftest is imported: it snapshots the whole namespaces of `WATCHED_NAMESPACES` (pytest's
+runner, reports, items, JUnit writer and terminal reporter, pluggy's hook calling, the gate's
+own counting), `sys.meta_path` and `sys.path_hooks`, and the implementations of
+`producer_inventory.WATCHED_HOOKS`. After every test and at session end it compares them by
+identity (a few tuple compares) and rescans the hooks only when the plugin manager's
+registrations changed, so a conftest, a `pytest_plugins` module, a `-p` plugin or a patch made
+by the code under test shows up however briefly it was in place. Where a file in
+site-packages came from is decided by content (the installed distributions' RECORD hashes).
+The judgement is `producer_inventory`'s (pure); this module only observes.
 """
 
 from __future__ import annotations
 
 import hashlib
-import importlib
 import inspect
 import sys
 import sysconfig
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from itertools import chain
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
-from gate.evidence.producer_inventory import INVENTORY_VERSION, WATCHED_HOOKS, seal
-
-#: pytest's and pluggy's objects a patch would use to change what a report says, and the
-#: gate's own counting. (module, attribute path); one missing in this version is skipped.
-INTERNALS: tuple[tuple[str, str], ...] = (
-    ("pytest", "TestReport"),
-    ("_pytest.reports", "TestReport"),
-    ("_pytest.reports", "TestReport.__init__"),
-    ("_pytest.reports", "TestReport.from_item_and_call"),
-    ("_pytest.reports", "CollectReport"),
-    ("_pytest.reports", "BaseReport.passed"),
-    ("_pytest.reports", "BaseReport.failed"),
-    ("_pytest.reports", "BaseReport.skipped"),
-    ("_pytest.runner", "CallInfo"),
-    ("_pytest.runner", "CallInfo.from_call"),
-    ("_pytest.runner", "call_and_report"),
-    ("_pytest.runner", "call_runtest_hook"),
-    ("_pytest.runner", "runtestprotocol"),
-    ("_pytest.runner", "pytest_runtest_protocol"),
-    ("_pytest.runner", "pytest_runtest_makereport"),
-    ("_pytest.runner", "pytest_runtest_call"),
-    ("_pytest.skipping", "pytest_runtest_makereport"),
-    ("_pytest.python", "Function"),
-    ("_pytest.python", "Function.runtest"),
-    ("_pytest.python", "pytest_pyfunc_call"),
-    ("_pytest.main", "pytest_runtestloop"),
-    ("_pytest.junitxml", "LogXML.pytest_runtest_logreport"),
-    ("_pytest.junitxml", "LogXML.pytest_sessionfinish"),
-    ("_pytest.junitxml", "LogXML.add_global_property"),
-    ("_pytest.terminal", "TerminalReporter.pytest_runtest_logreport"),
-    ("_pytest.terminal", "TerminalReporter.summary_stats"),
-    ("_pytest.terminal", "TerminalReporter.build_summary_stats_line"),
-    ("pluggy", "HookCaller.__call__"),
-    ("pluggy", "PluginManager._hookexec"),
-    ("pluggy._callers", "_multicall"),
-    ("gate.faces.pytest_plugin", "_Recorder.pytest_runtest_logreport"),
-    ("gate.faces.pytest_plugin", "_Recorder.pytest_sessionfinish"),
-    ("gate.evidence.pytest_record", "Tally.add"),
-    ("gate.evidence.pytest_record", "Tally.totals"),
-    ("gate.evidence.pytest_record", "build_record"),
-    ("gate.evidence.producer_inventory", "derive_findings"),
-    ("gate.evidence.producer_inventory", "seal"),
+from gate.claim.watched_internals import WATCHED_NAMESPACES
+from gate.evidence.content_origin import INSTALLED, RecordIndex
+from gate.evidence.producer_inventory import (
+    INVENTORY_VERSION,
+    MANAGER_SUFFIX,
+    WATCHED_HOOKS,
+    seal,
+)
+from gate.evidence.test_sources import SourceWatch, end_facts
+from gate.evidence.watch_namespaces import (
+    ROTATION,
+    ImportListWatch,
+    NamespaceWatch,
+    describe_object,
+    is_data,
+    same_objects,
 )
 
 _ITEM_METHODS = ("runtest", "setup", "teardown")
+_FUNCTION = attrgetter("function")
+MAX_LISTED_CHANGES = 20
 
 
 def install_dirs() -> tuple[Path, ...]:
@@ -75,6 +55,13 @@ def install_dirs() -> tuple[Path, ...]:
     return tuple(sorted(found))
 
 
+def site_dirs() -> tuple[Path, ...]:
+    """site-packages: where a file counts as installed only when a RECORD lists its bytes."""
+    paths = sysconfig.get_paths()
+    return tuple(sorted({Path(paths[key]).resolve() for key in ("purelib", "platlib")
+                         if key in paths}))
+
+
 def sha256_of(path: Path) -> str | None:
     try:
         return hashlib.sha256(path.read_bytes()).hexdigest()
@@ -83,30 +70,41 @@ def sha256_of(path: Path) -> str | None:
 
 
 class Origins:
-    """Where a file belongs: `gate`, `installed`, `repository` (under the rootdir), `elsewhere`
-    or `unknown` (no file: code made by exec, a builtin). Cached: the scan runs per test."""
+    """Where a file belongs: `gate`, `installed` (site-packages files by RECORD content, the
+    standard library by place), `modified` or `unlisted` (in site-packages, but not the bytes
+    a distribution installed), `repository` (under the rootdir), `elsewhere` or `unknown` (no
+    file: code made by exec, a builtin). Cached: the scan runs per test."""
 
-    def __init__(self, rootdir: Path, gate_dir: Path, installed: Iterable[Path]) -> None:
+    def __init__(
+        self, rootdir: Path, gate_dir: Path, installed: Iterable[Path],
+        site: Iterable[Path] = (), records: RecordIndex | None = None,
+    ) -> None:
         self.rootdir = rootdir.resolve()
         self._gate = gate_dir.resolve()
         self._installed = tuple(installed)
+        self._site = tuple(site)
+        self._records = records or RecordIndex()
         self._cache: dict[str, str] = {}
 
     def of(self, file: str | None) -> str:
         if not file or file.startswith("<"):
             return "unknown"
         if file not in self._cache:
-            path = Path(file).resolve()
-            if path.is_relative_to(self._gate):
-                origin = "gate"
-            elif any(path.is_relative_to(d) for d in self._installed):
-                origin = "installed"
-            elif path.is_relative_to(self.rootdir):
-                origin = "repository"
-            else:
-                origin = "elsewhere"
-            self._cache[file] = origin
+            self._cache[file] = self._origin(Path(file).resolve())
         return self._cache[file]
+
+    def _origin(self, path: Path) -> str:
+        site = next((d for d in self._site if path.is_relative_to(d)), None)
+        if site is not None:
+            verdict = self._records.verdict(path, site)
+            if verdict == INSTALLED:
+                return "gate" if path.is_relative_to(self._gate) else "installed"
+            return verdict
+        if path.is_relative_to(self._gate):
+            return "gate"  # outside site-packages: an editable install or a source checkout
+        if any(path.is_relative_to(d) for d in self._installed):
+            return "installed"
+        return "repository" if path.is_relative_to(self.rootdir) else "elsewhere"
 
     def shown(self, file: str | None) -> str:
         """A path relative to the rootdir when under it (records are shared, homes are not)."""
@@ -126,31 +124,25 @@ def code_file(obj: object) -> str | None:
     code = getattr(obj, "__code__", None)
     if code is not None:
         return str(code.co_filename)
+    if inspect.iscode(obj):
+        return str(obj.co_filename)
     if inspect.isclass(obj) or inspect.ismodule(obj):
         module = sys.modules.get(obj.__module__) if inspect.isclass(obj) else obj
         return getattr(module, "__file__", None)
-    return None
+    return None if obj is None else code_file(type(obj))  # an instance: its class's file
 
 
-def _code(obj: object) -> object:
-    for attribute in ("__func__", "fget"):
-        obj = getattr(obj, attribute, None) or obj
-    return getattr(obj, "__code__", None)
-
-
-def _resolve(module_name: str, path: str) -> object:
-    """The object at `module.path`, looked up statically (a classmethod, not its binding)."""
-    found: object = sys.modules.get(module_name) or importlib.import_module(module_name)
-    for part in path.split("."):
-        found = inspect.getattr_static(found, part)
-    return found
-
-
-@dataclass(frozen=True)
-class _Original:
-    obj: object
-    code: object
-    file: str | None
+def _hook_objects(pluginmanager: Any) -> tuple[list[object], list[Any]]:
+    """The watched hook callers with their implementations, and the implementations alone
+    (whose `function` is what they call): the same objects mean the registrations did not
+    change (no rescan needed)."""
+    relay = vars(pluginmanager.hook)
+    callers = [relay.get(name) for name in WATCHED_HOOKS]
+    impls = list(chain.from_iterable(
+        getattr(caller, "_hookimpls", None) or caller.get_hookimpls()
+        for caller in callers if caller is not None
+    ))
+    return [*callers, *impls], impls
 
 
 class Watch:
@@ -158,18 +150,44 @@ class Watch:
 
     def __init__(self, origins: Origins) -> None:
         self._origins = origins
-        self._originals: dict[str, _Original] = {}
-        self._replaced: dict[str, object] = {}
+        self._namespaces = NamespaceWatch.take(WATCHED_NAMESPACES)
+        self._imports = ImportListWatch.take()
+        self.sources = SourceWatch(origins.rootdir)
         self._hooks: dict[tuple[str, str, int], dict[str, Any]] = {}
-        for module_name, path in INTERNALS:
-            try:
-                obj = _resolve(module_name, path)
-            except (ImportError, AttributeError):
-                continue  # not in this pytest/pluggy version
-            self._originals[f"{module_name}:{path}"] = _Original(obj, _code(obj), code_file(obj))
+        self._hook_objects: list[object] = []
+        self._hook_functions: list[object] = []
+        self._turn = 0
+        self._manager: tuple[object, ...] = ()
 
     def observe(self, pluginmanager: Any, when: str) -> None:
-        """Scan the watched hooks and internals now (`when`: load, run or end)."""
+        """Compare everything watched with its snapshot now (`when`: load, run or end)."""
+        objects, impls = _hook_objects(pluginmanager)
+        turn = self._turn = (self._turn + 1) % ROTATION
+        functions = list(map(_FUNCTION, impls[turn::ROTATION] if when == "run" else impls))
+        if not same_objects(objects, self._hook_objects, turn if when == "run" else None) or (
+            not same_objects(functions, self._hook_functions[turn::ROTATION]
+                             if when == "run" else self._hook_functions, None)
+        ):
+            self._scan_hooks(pluginmanager, when)
+            self._hook_objects, self._hook_functions = objects, list(map(_FUNCTION, impls))
+        self._namespaces.observe(when)
+        self._imports.observe(when)
+        self._observe_manager(pluginmanager, when)
+
+    def _observe_manager(self, pluginmanager: Any, when: str) -> None:
+        """The session's plugin manager calls every hook through two of its own attributes;
+        replacing either on the instance bypasses every class the namespaces watch."""
+        current = (pluginmanager, pluginmanager.hook, vars(pluginmanager).get("_inner_hookexec"))
+        if not self._manager or current[0] is not self._manager[0]:
+            self._manager = current
+            return
+        for name, before, now in zip(("hook", "_inner_hookexec"), self._manager[1:], current[1:],
+                                     strict=True):
+            if now is not before:
+                self._namespaces.changes.setdefault("pluggy._manager:PluginManager", {}).setdefault(
+                    f"{name} {MANAGER_SUFFIX}", ("replaced", now, when))
+
+    def _scan_hooks(self, pluginmanager: Any, when: str) -> None:
         for hook in WATCHED_HOOKS:
             caller = getattr(pluginmanager.hook, hook, None)
             if caller is None:
@@ -178,16 +196,6 @@ class Watch:
                 key = (hook, str(impl.plugin_name), id(impl.function))
                 if key not in self._hooks:
                     self._hooks[key] = self._hook_entry(hook, impl, when)
-        for name, original in self._originals.items():
-            if name in self._replaced:
-                continue
-            module_name, path = name.split(":", 1)
-            try:
-                current = _resolve(module_name, path)
-            except (ImportError, AttributeError):
-                current = None  # deleted: as replaced as it gets
-            if current is not original.obj or _code(current) is not original.code:
-                self._replaced[name] = current
 
     def _hook_entry(self, hook: str, impl: Any, when: str) -> dict[str, Any]:
         file = code_file(impl.function)
@@ -206,37 +214,69 @@ class Watch:
             "seen": when,
         }
 
-    def _internal_entry(self, name: str, original: _Original) -> dict[str, Any]:
-        entry: dict[str, Any] = {
-            "name": name,
-            "qualname": str(getattr(original.obj, "__qualname__", ""))
-            or str(getattr(getattr(original.obj, "fget", None), "__qualname__", "")),
-            "file": self._origins.shown(original.file),
-            "id": hex(id(original.obj)),
-            "origin": self._origins.of(original.file),
-            "unchanged": name not in self._replaced,
-        }
-        if name in self._replaced:
-            replacement_file = code_file(self._replaced[name])
-            entry["replacement_file"] = self._origins.shown(replacement_file)
-            entry["replacement_origin"] = self._origins.of(replacement_file)
-        return entry
+    def _internal_entries(self) -> list[dict[str, Any]]:
+        watched = self._namespaces
+        entries: list[dict[str, Any]] = []
+        for name in WATCHED_NAMESPACES:
+            if name in watched.absent:
+                entries.append({"name": name, "present": False, "problem": watched.absent[name],
+                                "unchanged": False, "origin": "unknown", "file": "<unknown>"})
+                continue
+            snapshot = watched.snapshots[name]
+            file = code_file(snapshot.owner)
+            changes = [
+                self._change_entry(key, what, now, seen, watched.originals[name].get(key))
+                for key, (what, now, seen) in watched.changes.get(name, {}).items()
+            ]
+            entries.append({
+                "name": name, "present": True, "names": len(snapshot.items),
+                "file": self._origins.shown(file), "origin": self._origins.of(file),
+                "unchanged": not changes, "changes": changes[:MAX_LISTED_CHANGES],
+            })
+        return entries
+
+    def _change_entry(
+        self, key: str, what: str, now: object, seen: str, was: object
+    ) -> dict[str, Any]:
+        file = code_file(now) if now is not None else None
+        was_file = code_file(was) if was is not None else None
+        return {"name": key, "change": what, "now": describe_object(now), "seen": seen,
+                "data": is_data(now), "file": self._origins.shown(file),
+                "origin": self._origins.of(file), "was_file": self._origins.shown(was_file),
+                "was_origin": self._origins.of(was_file)}
+
+    def _import_hook_entries(self) -> list[dict[str, Any]]:
+        entries = []
+        for listed, entry, seen in self._imports.added:
+            file = code_file(entry)
+            named = entry if inspect.isroutine(entry) or inspect.isclass(entry) else type(entry)
+            entries.append({"list": listed, "what": describe_object(named),
+                            "file": self._origins.shown(file), "origin": self._origins.of(file),
+                            "seen": seen})
+        return entries[:MAX_LISTED_CHANGES]
 
     def inventory(
-        self, config: Any, patched_items: Iterable[str], environ: Mapping[str, str]
+        self, config: Any, patched_items: Iterable[str], environ: Mapping[str, str],
+        tree: tuple[Any, list[Path], Iterable[Path]] | None = None,
     ) -> dict[str, Any]:
-        """The sealed inventory (findings and digest filled in) for the record."""
+        """The sealed inventory (findings and digest filled in) for the record; with `tree`
+        (the start's TreeState, the ignored files, the import roots) also the test modules
+        against the commit and the tree probed again at the end (`test_sources`)."""
+        ended = end_facts(self.sources, tree[0], self._origins.rootdir, tree[1], environ,
+                          tree[2]) if tree else {}
         hooks = [_with_route(entry, config, environ) for entry in self._hooks.values()]
         plugins = _repository_plugins(config.pluginmanager, self._origins)
         inventory: dict[str, Any] = {
             "version": INVENTORY_VERSION,
             "rootdir": str(self._origins.rootdir),
             "hooks": sorted(hooks, key=lambda e: (e["hook"], e["plugin"], e["function"])),
-            "internals": [self._internal_entry(n, o) for n, o in self._originals.items()],
+            "internals": self._internal_entries(),
+            "import_hooks": self._import_hook_entries(),
             "patched_items": sorted(set(patched_items))[:100],
             "config": _config_facts(config, self._origins, environ),
             "conftests": [p for p in plugins if p["conftest"]],
             "repository_plugins": [p for p in plugins if not p["conftest"]],
+            **ended,
         }
         return seal(inventory)
 
@@ -247,11 +287,27 @@ def _plugin_name(name: str, origins: Origins) -> str:
 
 
 def patched_items(items: Iterable[Any]) -> list[str]:
-    """Node ids of collected items whose run/setup/teardown was replaced on the item itself."""
+    """Node ids of collected items whose run/setup/teardown was replaced on the item itself,
+    or whose test function is no longer the one its module or class defines (`item.obj = f`
+    from a fixture: pytest then calls `f`)."""
     return [
         str(item.nodeid) for item in items
-        if any(name in vars(item) for name in _ITEM_METHODS)
+        if any(name in vars(item) for name in _ITEM_METHODS) or _function_replaced(item)
     ]
+
+
+def _function_replaced(item: Any) -> bool:
+    current = vars(item).get("_obj")
+    name = getattr(item, "originalname", None)
+    parent = vars(getattr(item, "parent", None) or object()).get("_obj")
+    if current is None or not isinstance(name, str) or parent is None:
+        return False  # not a python test function, or never looked up
+    try:
+        defined = inspect.getattr_static(parent, name)
+    except AttributeError:
+        return True
+    defined = getattr(defined, "__func__", defined)
+    return getattr(current, "__func__", current) is not defined
 
 
 def _plugin_option_names(config: Any) -> list[str]:

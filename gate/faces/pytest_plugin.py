@@ -51,10 +51,10 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     # the first scan name them; conftests and `pytest_plugins` modules come after it.
     early_config.stash[_STARTED] = datetime.now(UTC)
     if getattr(early_config.known_args_namespace, "claim_evidence", None):
-        from gate.evidence.pytest_watch import Origins, Watch, install_dirs
+        from gate.evidence.pytest_watch import Origins, Watch, install_dirs, site_dirs
 
         rootdir = early_config.rootpath
-        origins = Origins(rootdir, _GATE_DIR, install_dirs())
+        origins = Origins(rootdir, _GATE_DIR, install_dirs(), site_dirs())
         watch = Watch(origins)
         watch.observe(early_config.pluginmanager, "load")
         early_config.stash[_WATCH] = watch
@@ -85,15 +85,16 @@ class _Recorder:
         self, config: pytest.Config, path: Path, started: datetime, watch: Any = None
     ) -> None:
         from gate.evidence.pytest_record import Tally, TreeState
-        from gate.evidence.pytest_watch import Origins, Watch, install_dirs
+        from gate.evidence.pytest_watch import Origins, Watch, install_dirs, site_dirs
 
         if watch is None:  # the option came from a late source: watch from now on
-            origins = Origins(config.rootpath, _GATE_DIR, install_dirs())
+            origins = Origins(config.rootpath, _GATE_DIR, install_dirs(), site_dirs())
             watch = Watch(origins)
             watch.observe(config.pluginmanager, "configure")
         self._watch = watch
         self._preloaded = config.stash[_PRELOADED] if _PRELOADED in config.stash \
             else _preloaded(config.rootpath)  # the option came late: as seen from now
+        self._roots: tuple[Path, ...] = ()
         self._inventory: dict[str, Any] | None = None
         self._interrupted: str | None = None
         self._config = config
@@ -103,13 +104,10 @@ class _Recorder:
         self._tree = TreeState(None, None, None, problem="the session did not start")
         self._message: str | None = None
 
-    def _junit_path(self) -> Path | None:
+    def _ignored(self) -> list[Path]:
         from gate.evidence.plugin_session import junit_path
 
-        return junit_path(self._config)
-
-    def _ignored(self) -> list[Path]:
-        junit = self._junit_path()
+        junit = junit_path(self._config)  # the record and the report are not the tree's
         return [self._path, *([junit] if junit else [])]
 
     @pytest.hookimpl(trylast=True)
@@ -120,10 +118,9 @@ class _Recorder:
         from gate.evidence.pytest_record import junit_properties
 
         del session
-        roots = import_roots(self._config.rootpath, [str(arg) for arg in self._config.args])
-        self._tree = probe_tree(
-            self._config.rootpath, self._ignored(), os.environ, import_roots=roots
-        )
+        self._roots = import_roots(self._config.rootpath, [str(arg) for arg in self._config.args])
+        self._tree = probe_tree(self._config.rootpath, self._ignored(), os.environ,
+                                import_roots=self._roots)
         self._add_junit_properties(junit_properties(self._tree, self._started))
         self._add_junit_properties(base_code_properties(self._config.rootpath, self._tree))
 
@@ -134,6 +131,10 @@ class _Recorder:
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         self._tally.add(report.nodeid, report.when, report.outcome)
+
+    def pytest_collectstart(self, collector: pytest.Collector) -> None:
+        if isinstance(collector, pytest.Module):  # hashed before pytest imports it
+            self._watch.sources.collected([Path(str(collector.path))])
 
     def pytest_runtest_logfinish(self) -> None:
         # After every test: a patch a test module made and undid still shows.
@@ -166,9 +167,10 @@ class _Recorder:
         from gate.evidence.producer_inventory import seal
         from gate.evidence.pytest_record import completion_properties, inventory_properties
         from gate.evidence.pytest_watch import patched_items
-
         self._watch.observe(self._config.pluginmanager, "end")
-        watched = self._watch.inventory(self._config, patched_items(session.items), os.environ)
+        watched = self._watch.inventory(
+            self._config, patched_items(session.items), os.environ,
+            (self._tree, self._ignored(), self._roots))
         self._inventory = seal({**watched, "preloaded": self._preloaded})
         self._add_junit_properties(inventory_properties(self._inventory))
         self._add_junit_properties(completion_properties(self._tally.totals(), self._interrupted))

@@ -1,0 +1,123 @@
+"""Each collected test module's bytes against the commit's blob, when collected and at the end.
+
+The clean-tree check runs once, at session start. Code that runs after it (a conftest, the code
+under test imported during collection) can rewrite a test file before pytest imports it and put
+it back at exit, and the start check never sees it. So the plugin hashes every collected test
+module in git's blob form (`git hash-object`) right after collection and again at session end,
+and asks git once for the commit's blobs of those paths: a module whose bytes were not the
+commit's when collected or at the end, or that is not in the commit at all, is named.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from gate.evidence.git_probe import run_git
+
+GitRunner = Callable[[Sequence[str], Path], bytes]
+
+#: At most this many differing modules are listed (the count says how many there were).
+MAX_LISTED = 20
+
+
+def blob_id(data: bytes) -> str:
+    """git's object id of a file with these bytes (`git hash-object`, SHA-1 repositories)."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
+
+
+def file_blob(path: Path) -> str | None:
+    try:
+        return blob_id(path.read_bytes())
+    except OSError:
+        return None
+
+
+def _shown(path: Path, rootdir: Path) -> str | None:
+    try:
+        return path.resolve().relative_to(rootdir.resolve()).as_posix()
+    except (ValueError, OSError):
+        return None
+
+
+def commit_blobs(
+    rootdir: Path, commit: str, paths: Sequence[str], run: GitRunner = run_git,
+    full_tree: bool = False,
+) -> dict[str, str]:
+    """The commit's blob id of each path (relative to `rootdir`, or to the repository's top
+    with `full_tree`) that it holds."""
+    found: dict[str, str] = {}
+    scope = ["--full-tree"] if full_tree else []
+    for start in range(0, len(paths), 500):  # keep each command line short
+        out = run(["ls-tree", "-z", *scope, commit, "--", *paths[start:start + 500]], rootdir)
+        for entry in out.split(b"\0"):
+            meta, _, name = entry.partition(b"\t")
+            parts = meta.split()
+            if len(parts) == 3 and parts[1] == b"blob":
+                found[name.decode("utf-8", "surrogateescape")] = parts[2].decode("ascii")
+    return found
+
+
+class SourceWatch:
+    """The blobs of the session's test modules as collected; compared at the end."""
+
+    def __init__(self, rootdir: Path) -> None:
+        self._rootdir = rootdir
+        self._collected: dict[str, set[str | None]] = {}
+
+    def collected(self, paths: Iterable[Path]) -> None:
+        """Hash these modules now: before pytest imports one (its collector starts) and after
+        collection, so bytes put back by the module itself on import still show."""
+        for path in paths:
+            shown = _shown(path, self._rootdir)
+            if shown is not None:
+                self._collected.setdefault(shown, set()).add(file_blob(path))
+
+    def facts(self, commit: str | None, run: GitRunner = run_git) -> dict[str, Any]:
+        """What the inventory records: how many modules were checked and those that differ
+        (`skipped` without a commit to compare with; `problem` when git could not answer)."""
+        facts: dict[str, Any] = {"checked": len(self._collected), "differing": []}
+        if commit is None:
+            facts["skipped"] = "no commit to compare with (the record says why)"
+            return facts
+        try:
+            blobs = commit_blobs(self._rootdir, commit, sorted(self._collected), run)
+        except (OSError, subprocess.SubprocessError) as exc:
+            facts["problem"] = f"git ls-tree could not list the commit's test modules: {exc}"[:300]
+            return facts
+        differing = []
+        for path, seen in sorted(self._collected.items()):
+            at_end = file_blob(self._rootdir / path)
+            expected = blobs.get(path)
+            if expected is None or seen != {expected} or at_end != expected:
+                differing.append({"path": path, "commit": expected, "end": at_end,
+                                  "collected": sorted(b or "unreadable" for b in seen)})
+        facts["differing_count"] = len(differing)
+        facts["differing"] = differing[:MAX_LISTED]
+        return facts
+
+
+def end_facts(
+    sources: SourceWatch, start: Any, rootdir: Path, ignored: list[Path],
+    environ: Mapping[str, str], import_roots: Iterable[Path],
+) -> dict[str, Any]:
+    """The test modules against the commit, and the tree probed again at session end (a file
+    rewritten after the start check and not yet restored shows here)."""
+    from gate.evidence.git_probe import probe_tree
+
+    end = probe_tree(rootdir, ignored, environ, import_roots=import_roots)
+    commit = start.commit if start.source == "git" else None
+    dirty = list(end.dirty_paths[:MAX_LISTED])
+    try:  # files the tests create are ordinary; a committed file changed is not
+        tracked = sorted(commit_blobs(rootdir, commit, dirty, full_tree=True)) if (
+            commit and dirty) else []
+    except (OSError, subprocess.SubprocessError):
+        tracked = dirty
+    return {
+        "test_sources": sources.facts(commit),
+        "tree_at_end": {"start_clean": start.clean, "clean": end.clean,
+                        "dirty_paths": dirty, "changed_committed": tracked},
+    }

@@ -1,0 +1,222 @@
+"""Issue 21, item 3: the in-process routes the narrow watch did not see, each beside its honest
+control, end to end (a real git repository, the plugin's record, `claim-gate verify`).
+
+None of these files is on the evidence chain: the code under test (`calc.py`) or a test module
+does the tampering. The record must name the route and the gate refuse it as
+`producer_modified`; the honest control beside them verifies.
+"""
+
+from __future__ import annotations
+
+import sysconfig
+import uuid
+from pathlib import Path
+
+import pytest
+
+from gate.evidence.producer_inventory import describe
+from tests.tampering_support import CALC, PASSING, Project, new_project, unmet
+
+#: A failing test that an attack below turns green (the import of calc comes first).
+BROKEN = "import calc  # noqa: F401\n\ndef test_broken():\n    assert 1 == 2\n"
+
+GREEN_REPORT = (
+    "import _pytest.reports\n"
+    "class _Green(_pytest.reports.TestReport):\n"
+    "    @classmethod\n"
+    "    def from_item_and_call(cls, item, call):\n"
+    "        report = super().from_item_and_call(item, call)\n"
+    "        report.outcome = 'passed'\n"
+    "        report.longrepr = None\n"
+    "        return report\n"
+)
+#: The runner calls `TestReport.from_item_and_call` through its own global name.
+RUNNER_NAME = GREEN_REPORT + "import _pytest.runner\n_pytest.runner.TestReport = _Green\n"
+#: The same name, reached by a computed lookup instead of an attribute write.
+RUNNER_NAME_SETATTR = GREEN_REPORT + (
+    "import importlib\n"
+    "setattr(importlib.import_module('_pytest' + '.runner'), 'Test' + 'Report', _Green)\n"
+)
+#: A method of a watched class replaced (not the class, not a hook).
+CLASS_METHOD = (
+    "import _pytest.reports as _r\n"
+    "_init = _r.TestReport.__init__\n"
+    "def _green(self, *args, **kwargs):\n"
+    "    _init(self, *args, **kwargs)\n"
+    "    self.outcome = 'passed'\n"
+    "    self.longrepr = None\n"
+    "_r.TestReport.__init__ = _green\n"
+)
+#: The code object of pytest's own `pytest_pyfunc_call` swapped in place: every name and the
+#: hook registration still point where they did; no test function is called any more.
+CODE_SWAP = (
+    "import _pytest.python\n"
+    "def _skip_the_call(pyfuncitem):\n"
+    "    return True\n"
+    "_pytest.python.pytest_pyfunc_call.__code__ = _skip_the_call.__code__\n"
+)
+#: A source-rewriting import hook: the failing test module runs with its assertion rewritten.
+META_PATH = (
+    "import importlib.abc, importlib.util, pathlib, sys\n"
+    "class _Rewriter(importlib.abc.MetaPathFinder, importlib.abc.Loader):\n"
+    "    def find_spec(self, name, path, target=None):\n"
+    "        if name != 'test_z_broken':\n"
+    "            return None\n"
+    "        return importlib.util.spec_from_loader(name, self, origin='test_z_broken.py')\n"
+    "    def create_module(self, spec):\n"
+    "        return None\n"
+    "    def exec_module(self, module):\n"
+    "        path = pathlib.Path('test_z_broken.py').resolve()\n"
+    "        module.__file__ = str(path)\n"
+    "        text = path.read_text().replace('1 == 2', '1 == 1')\n"
+    "        exec(compile(text, str(path), 'exec'), module.__dict__)\n"
+    "sys.meta_path.insert(0, _Rewriter())\n"
+)
+PATH_HOOK = (
+    "import sys\n"
+    "def _hook(path):\n"
+    "    raise ImportError\n"
+    "sys.path_hooks.insert(0, _hook)\n"
+    "sys.path_importer_cache.clear()\n"
+)
+#: A test file rewritten after the clean-tree check at session start, put back at exit...
+REWRITE_RESTORE_AT_EXIT = (
+    "import atexit, pathlib\n"
+    "_file = pathlib.Path('test_z_broken.py')\n"
+    "_original = _file.read_text()\n"
+    "_file.write_text(_original.replace('1 == 2', '1 == 1'))\n"
+    "atexit.register(_file.write_text, _original)\n"
+)
+#: ... or put back by the rewritten module itself as pytest imports it.
+REWRITE_RESTORE_ON_IMPORT = (
+    "import pathlib\n"
+    "_file = pathlib.Path('test_z_broken.py')\n"
+    "_original = _file.read_text()\n"
+    "_file.write_text('import pathlib\\npathlib.Path(__file__).write_text(%r)\\n' % _original\n"
+    "                 + _original.replace('1 == 2', '1 == 1'))\n"
+)
+#: A fixture in the test module hands pytest another function to call for the test.
+ITEM_FUNCTION = (
+    "import pytest\n\n"
+    "@pytest.fixture(autouse=True)\n"
+    "def _quiet(request):\n"
+    "    request.node.obj = lambda *args, **kwargs: None\n\n"
+    "def test_broken():\n"
+    "    assert 1 == 2\n"
+)
+IMPORTS_CALC = "import calc  # noqa: F401\n\ndef test_imports():\n    assert True\n"
+Z_BROKEN = "def test_broken():\n    assert 1 == 2\n"
+
+ATTACKS: dict[str, tuple[dict[str, str], str]] = {
+    "the runner's own name for TestReport rebound": (
+        {"calc.py": CALC + RUNNER_NAME, "test_broken.py": BROKEN},
+        "_pytest.runner.TestReport from calc.py",
+    ),
+    "the same name by a computed setattr": (
+        {"calc.py": CALC + RUNNER_NAME_SETATTR, "test_broken.py": BROKEN},
+        "_pytest.runner.TestReport from calc.py",
+    ),
+    "a method of a watched class replaced": (
+        {"calc.py": CALC + CLASS_METHOD, "test_broken.py": BROKEN},
+        "_pytest.reports:TestReport.__init__",
+    ),
+    "a function's code object swapped": (
+        {"calc.py": CALC + CODE_SWAP, "test_broken.py": BROKEN},
+        "_pytest.python.pytest_pyfunc_call",
+    ),
+    "a source-rewriting finder on sys.meta_path": (
+        {"calc.py": CALC + META_PATH, "test_a.py": IMPORTS_CALC, "test_z_broken.py": Z_BROKEN},
+        "_Rewriter added to sys.meta_path",
+    ),
+    "a test file rewritten after the start check, restored at exit": (
+        {"calc.py": CALC + REWRITE_RESTORE_AT_EXIT, "test_a.py": IMPORTS_CALC,
+         "test_z_broken.py": Z_BROKEN},
+        "other bytes than the commit's when collected from test_z_broken.py",
+    ),
+    "a test file rewritten and restored by itself on import": (
+        {"calc.py": CALC + REWRITE_RESTORE_ON_IMPORT, "test_a.py": IMPORTS_CALC,
+         "test_z_broken.py": Z_BROKEN},
+        "other bytes than the commit's when collected from test_z_broken.py",
+    ),
+    "the test function replaced on the item by a fixture": (
+        {"test_z_broken.py": ITEM_FUNCTION},
+        "test_z_broken.py::test_broken: its runtest/setup/teardown or test function was replaced",
+    ),
+    "a path hook on sys.path_hooks": (
+        {"calc.py": CALC + PATH_HOOK, "test_a.py": IMPORTS_CALC}, "added to sys.path_hooks",
+    ),
+}
+
+#: Attacks whose effect is only to be seen, not a flipped result (the run still fails).
+SEEN_ONLY = {"a path hook on sys.path_hooks"}
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Project:
+    return new_project(tmp_path)
+
+
+def test_control_an_honest_run_that_monkeypatches_its_own_code_is_verified(
+    project: Project,
+) -> None:
+    # Patching the code under test (not pytest's), importing modules, a finder that was
+    # there before the plugin loaded: none of it is a finding.
+    honest = (
+        "import calc\nimport importlib\n\n"
+        "def test_patched(monkeypatch):\n"
+        "    monkeypatch.setattr(calc, 'add', lambda a, b: 5)\n"
+        "    assert calc.add(2, 2) == 5\n\n"
+        "def test_imports():\n"
+        "    assert importlib.import_module('json').dumps(1) == '1'\n"
+    )
+    project.commit({"calc.py": CALC, "test_calc.py": PASSING, "test_honest.py": honest})
+    assert project.pytest().returncode == 0
+    inventory = project.record()["x-producer-inventory"]
+    assert inventory["findings"] == [], inventory["findings"]
+    assert inventory["import_hooks"] == []
+    code, verdict = project.verify("--evidence", str(project.evidence))
+    assert (code, verdict["state"], verdict["unmet"]) == (0, "verified", [])
+
+
+@pytest.mark.parametrize("route", list(ATTACKS))
+def test_a_wider_route_is_producer_modified(project: Project, route: str) -> None:
+    files, named = ATTACKS[route]
+    project.commit({"calc.py": CALC, "test_calc.py": PASSING, **files})
+    run = project.pytest()
+    if route not in SEEN_ONLY:
+        assert run.returncode == 0, run.stdout  # the attack works: pytest itself sees green
+    code, verdict = project.verify("--evidence", str(project.evidence))
+    assert (code, verdict["state"]) == (1, "unverified")
+    assert "producer_modified" in unmet(verdict), verdict["unmet"]
+    findings = project.record()["x-producer-inventory"]["findings"]
+    assert named in describe(findings), findings  # the check's message is cut short
+
+
+def test_a_hook_module_written_into_site_packages_is_not_installed(project: Project) -> None:
+    # A path prefix called this file installed; no RECORD lists it, so it is not.
+    site = Path(sysconfig.get_paths()["purelib"])
+    name = f"claim_gate_test_greenwash_{uuid.uuid4().hex[:8]}"
+    register = (
+        "import importlib, pathlib, sysconfig\n"
+        "def test_register(request):\n"
+        f"    path = pathlib.Path(sysconfig.get_paths()['purelib']) / '{name}.py'\n"
+        "    path.write_text('import pytest\\n@pytest.hookimpl(wrapper=True)\\n'\n"
+        "                    'def pytest_runtest_makereport(item, call):\\n'\n"
+        "                    '    report = yield\\n    report.outcome = \"passed\"\\n'\n"
+        "                    '    return report\\n')\n"
+        "    importlib.invalidate_caches()\n"
+        f"    request.config.pluginmanager.register(importlib.import_module('{name}'))\n"
+    )
+    project.commit({"calc.py": CALC, "test_a_register.py": register, "test_z_broken.py": Z_BROKEN})
+    try:
+        run = project.pytest()
+    finally:
+        (site / f"{name}.py").unlink(missing_ok=True)
+    assert run.returncode == 0, run.stdout  # the hook turned the failure green
+    code, verdict = project.verify("--evidence", str(project.evidence))
+    assert (code, verdict["state"]) == (1, "unverified")
+    message = unmet(verdict)["producer_modified"]
+    assert f"{name}.py" in message
+    assert "registered at run time" in message
+    hooks = project.record()["x-producer-inventory"]["hooks"]
+    assert {h["origin"] for h in hooks if h["plugin_module"] == name} == {"unlisted"}
