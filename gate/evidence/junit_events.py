@@ -191,6 +191,7 @@ class CaseEvents:
         case.children = [Node(leaf.tag, leaf.attrib, case, text=leaf.text or None)
                          for leaf in results or ()]
         counter.case(case)
+        case.children.clear()  # no cycle left to the collector (which is off while parsing)
 
     def _end(self, frame: Node | _Leaf) -> None:
         counter = self.counter

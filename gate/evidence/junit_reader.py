@@ -37,6 +37,7 @@ whole-tree reading of the counting rule.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import stat
 from collections.abc import Iterable
@@ -51,8 +52,7 @@ from gate.claim.limits import DEFAULT_MAX_JUNIT_BYTES as DEFAULT_MAX_JUNIT_BYTES
 from gate.claim.regular_file import open_regular
 from gate.evidence.junit_counter import Counter
 from gate.evidence.junit_events import CaseEvents
-from gate.evidence.junit_prolog import CHUNK as _CHUNK
-from gate.evidence.junit_prolog import check_prolog, syntax_error
+from gate.evidence.junit_prolog import CHUNK, check_prolog, syntax_error
 from gate.evidence.junit_properties import CLEAN as CLEAN
 from gate.evidence.junit_properties import COMMIT_PROPERTIES as COMMIT_PROPERTIES
 from gate.evidence.junit_tags import ROOTS
@@ -61,6 +61,8 @@ from gate.evidence.junit_tags import ROOTS
 #: only, so a report with a million failures cannot exhaust memory through their texts.
 MAX_DETAILED_FAILURES = 10_000
 DEFAULT_OPTIONS = JUnitOptions()
+#: The body's feed size (the prolog's largest): the tests and the bench read it here.
+_CHUNK = CHUNK
 
 
 class NotJUnit(InvalidInput):
@@ -197,6 +199,8 @@ def _parse(reader: _CappedReader, events: CaseEvents, source: str) -> None:
         target=cast(Any, events), resolve_entities=cast(Any, "internal"), load_dtd=False,
         no_network=True, huge_tree=False,
     )
+    collecting = gc.isenabled()
+    gc.disable()  # see below
     try:
         while data := reader.read(_CHUNK):
             parser.feed(data)
@@ -204,3 +208,6 @@ def _parse(reader: _CappedReader, events: CaseEvents, source: str) -> None:
         parser.close()
     except etree.XMLSyntaxError as exc:
         raise syntax_error(exc, source, parser.error_log) from None
+    finally:
+        if collecting:
+            gc.enable()
