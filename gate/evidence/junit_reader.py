@@ -199,8 +199,11 @@ def _parse(reader: _CappedReader, events: CaseEvents, source: str) -> None:
         target=cast(Any, events), resolve_entities=cast(Any, "internal"), load_dtd=False,
         no_network=True, huge_tree=False,
     )
+    # The cyclic collector would run every few hundred cases and find nothing: what a case
+    # leaves is freed by reference counting (junit_events breaks the one cycle, a judged
+    # case and its result elements). Turned back on only if it was on.
     collecting = gc.isenabled()
-    gc.disable()  # see below
+    gc.disable()
     try:
         while data := reader.read(_CHUNK):
             parser.feed(data)
