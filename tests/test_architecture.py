@@ -40,6 +40,8 @@ def test_the_import_contracts_hold() -> None:
     ("gate/engine/trust.py", "import pathlib"),
     ("gate/evidence/junit.py", "import gate.report.text"),
     ("gate/claim/model.py", "import gate.engine.results"),
+    ("gate/evidence/junit_events.py", "import gate.evidence.junit_reader"),
+    ("gate/evidence/junit_counter.py", "import gate.evidence.junit_events"),
 ])
 def test_a_wrong_arrow_breaks_a_contract(tmp_path: Path, module: str, line: str) -> None:
     copy = tmp_path / "repo"

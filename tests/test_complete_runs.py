@@ -181,3 +181,8 @@ def test_the_report_carries_the_plugins_word_that_its_run_did_not_finish(
     # A value that is no count is not "nothing unfinished".
     odd = read_junit_file(_report(tmp_path / "c.xml", ("many", "false")))
     assert odd.plugin_unfinished == 1
+    # Nor is a Unicode digit int() refuses, or a number too long for int() to read: the
+    # reader names them unfinished instead of failing on them.
+    for i, value in enumerate(("\u00b2", "9" * 5000)):
+        hostile = read_junit_file(_report(tmp_path / f"d{i}.xml", (value, "false")))
+        assert hostile.plugin_unfinished == 1

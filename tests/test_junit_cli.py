@@ -240,3 +240,24 @@ def test_junit_size_cap_flag(tmp_path: Path) -> None:
     code, _out, err = _cli("verify", str(_claim(tmp_path)), "--junit", str(junit),
                            "--junit-max-bytes", "10")
     assert code == 3
+
+
+def test_the_junit_command_reads_files_without_claims_or_policies(tmp_path: Path) -> None:
+    """`claim-gate junit` prints what the reader read: none of the claim, policy or
+    evidence-record code is imported for it (its start counts in a million-case read)."""
+    import subprocess
+    import sys
+
+    report = write_junit(tmp_path / "r.xml", [Suite("s", (Case("t"),))])
+    probe = (
+        "import contextlib, io, sys\n"
+        "from gate.faces.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    code = main(['junit', sys.argv[1]])\n"
+        "heavy = ('gate.claim.policy', 'gate.claim.loader', 'gate.claim.facts',"
+        " 'gate.evidence.junit')\n"
+        "print(code, sorted(name for name in heavy if name in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe, str(report)], capture_output=True,
+                          text=True, check=True)
+    assert done.stdout.split() == ["0", "[]"]

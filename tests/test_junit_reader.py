@@ -219,6 +219,65 @@ def test_failure_place_from_attributes_and_pytest_text(tmp_path: Path) -> None:
     assert read.failing[1].message == "def test_b():"
 
 
+def test_a_file_uri_place_is_the_path_it_names(tmp_path: Path) -> None:
+    """node's stack traces name ES modules by `file:` URI: the place is the path, not
+    `///home/...` (the regex used to start after the scheme), in the text and in `file`."""
+    module = "/home/runner/work/app/test/cart.test.mjs"
+    body = (
+        '<testcase classname="cart" name="adds"><failure>AssertionError: 1 == 2\n'
+        f"    at TestContext.&lt;anonymous&gt; (file://{module}:12:5)</failure></testcase>"
+        f'<testcase classname="cart" name="drops" file="file://{module}" line="30">'
+        '<failure message="m"/></testcase>'
+        '<testcase classname="cart" name="local" file="file://localhost/srv/my%20app/a.mjs">'
+        '<failure message="m"/></testcase>'
+        '<testcase classname="cart" name="plain" file="test/cart.test.mjs" line="7">'
+        '<failure message="m"/></testcase>'
+    )
+    read = read_junit_file(write_text(tmp_path / "r.xml", _suite(body)))
+    assert [(t.file, t.line) for t in read.failing] == [
+        (module, 12), (module, 30), ("/srv/my app/a.mjs", None), ("test/cart.test.mjs", 7)
+    ]
+
+
+def test_pytest_xunit1_lines_are_read_as_the_lines_an_editor_shows(tmp_path: Path) -> None:
+    """pytest writes a case's `line` as its 0-based location of the `def`; unittest-xml-
+    reporting (and PHPUnit, and the rest) write the 1-based line, which is kept as written."""
+    case = ('<testcase classname="tests.test_x" name="t" file="tests/test_x.py" line="{}">'
+            '<failure message="m"/></testcase>')
+    by_pytest = {
+        "suite": f'<testsuites><testsuite name="pytest">{case.format(10)}</testsuite></testsuites>',
+        "root": (f'<testsuites name="pytest tests"><testsuite name="custom">{case.format(0)}'
+                 "</testsuite></testsuites>"),
+    }
+    lines = {label: read_junit_file(write_text(tmp_path / f"{label}.xml", text)).failing[0].line
+             for label, text in by_pytest.items()}
+    assert lines == {"suite": 11, "root": 1}
+    other = _suite(case.format(23), 'file=".py"')  # unittest-xml-reporting's shape
+    assert read_junit_file(write_text(tmp_path / "xmlrunner.xml", other)).failing[0].line == 23
+
+
+def test_a_nested_suites_own_counts_cover_only_its_own_cases(tmp_path: Path) -> None:
+    """A suite's stated `tests`/`failures` are compared with the cases inside it: loose cases
+    its parent holds before it (or between it and a sibling) are the parent's, not its own."""
+    text = (
+        '<testsuites><testsuite name="outer" tests="5" failures="3">'
+        '<testcase classname="c" name="a"/><testcase classname="c" name="b"><failure/></testcase>'
+        '<testsuite name="first" tests="1" failures="1">'
+        '<testcase classname="c" name="i"><failure/></testcase></testsuite>'
+        '<testcase classname="c" name="x"><failure/></testcase>'
+        '<testsuite name="second" tests="1" failures="{}">'
+        '<testcase classname="c" name="j"/></testsuite>'
+        "</testsuite></testsuites>"
+    )
+    honest = read_junit_file(write_text(tmp_path / "honest.xml", text.format(0)))
+    assert honest.totals == Totals(tests=5, passed=2, failures=3, unique=5)
+    assert honest.mismatches == ()
+    # a nested suite that does misstate its own cases is still caught
+    (found,) = read_junit_file(write_text(tmp_path / "wrong.xml", text.format(1))).mismatches
+    assert (found.suite, found.stated_tests, found.counted_tests) == ("second", 1, 1)
+    assert (found.stated_failing, found.counted_failing) == (1, 0)
+
+
 def test_named_tests_are_kept_by_any_alias(tmp_path: Path) -> None:
     path = write_junit(tmp_path / "r.xml", [Suite("s", (
         Case("test_z"), Case("test_q", result="failure"), Case("test_w", result="skipped"),

@@ -45,9 +45,9 @@ def test_pytest_xunit1_counts_as_pytest_does_and_places_failures(
                             "test_sample::test_flaky"}
     failed = by_name["test_sample::test_fails"]
     assert failed.file == "test_sample.py"
-    # xunit1's line attribute, taken as written: pytest's location of the def, which is
-    # 0-based (the def is on line 11 of the file)
-    assert failed.line == 10
+    # xunit1's line attribute is pytest's location of the def, which is 0-based: the def
+    # is on line 11 of the file, where the annotation must point
+    assert failed.line == 11
     assert failed.message.startswith("AssertionError: one is not two")
 
 

@@ -34,19 +34,15 @@ change fails a test, or whose named test failed, did not run, or was only skippe
 
 from __future__ import annotations
 
-import glob
 import re
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 from gate import __version__
-from gate.claim.errors import InvalidInput
 from gate.claim.facts import Disqualification, EvidenceItem, Origin
 from gate.claim.fail_to_pass import BaseCodeComparison
 from gate.claim.github_facts import TestSetComparison
 from gate.claim.junit_facts import JUnitFile, JUnitRun
-from gate.claim.junit_options import JUnitOptions
 from gate.claim.loader import LoadedClaim
 from gate.claim.model import JSON, CheckType, Claim, Evidence, Verifier, VerifierKind
 from gate.claim.policy import Policy
@@ -61,17 +57,15 @@ from gate.evidence.junit_reader import (
     CLEAN,
     COMMIT_PROPERTIES,
     DEFAULT_MAX_JUNIT_BYTES,
-    DEFAULT_OPTIONS,
-    NotJUnit,
     read_junit_file,
 )
+from gate.evidence.junit_run import expand_paths, read_run
 from gate.evidence.test_sets import MAX_COMPARED_TESTS, compare
 
 VERIFIER_ID = f"claim-gate/junit@{__version__}"
 CLAIM_FIELD = "x-required-tests"
 #: Failing tests listed by name in an evidence record (all are counted; the list is capped).
 MAX_LISTED_FAILURES = 50
-_GLOB_CHARS = frozenset("*?[")
 _HEX = re.compile(r"[0-9a-f]+")
 
 __all__ = [
@@ -81,62 +75,6 @@ __all__ = [
     "required_tests",
     "run_evidence",
 ]
-
-
-def expand_paths(patterns: Iterable[str]) -> tuple[Path, ...]:
-    """Paths and globs (`**` allowed) to files, in order, without repeats. A pattern that
-    names an existing file is that file (`TEST-Foo[1].xml` is not a glob for `Foo1`).
-
-    A glob matching nothing is invalid input, never a silent pass with no evidence."""
-    found: dict[Path, None] = {}
-    for pattern in patterns:
-        if _GLOB_CHARS & set(pattern) and not Path(pattern).is_file():
-            # glob.glob, not Path.glob: it takes absolute patterns as the operator wrote them.
-            matches = sorted(glob.glob(pattern, recursive=True))  # noqa: PTH207
-            files = [Path(m) for m in matches if Path(m).is_file()]
-            if not files:
-                raise InvalidInput(
-                    pattern, None, "the glob matches no file",
-                    "check the path, and that the test job uploaded its JUnit XML",
-                )
-            found.update(dict.fromkeys(files))
-        else:
-            found[Path(pattern)] = None
-    return tuple(found)
-
-
-def read_run(
-    patterns: Iterable[str],
-    requested: Sequence[str] = (),
-    max_bytes: int = DEFAULT_MAX_JUNIT_BYTES,
-    options: JUnitOptions = DEFAULT_OPTIONS,
-    identities: int | None = None,
-    flag: str = "--junit",
-) -> JUnitRun:
-    """Read every file the patterns name (InvalidInput on the first that cannot be read).
-
-    A file whose root element is not JUnit is skipped with a note; if no file is left,
-    that is invalid input (a run of nothing is never a pass). `identities`: keep each
-    test's outcome, up to that many (comparing test sets); `flag`: the option to fix."""
-    paths = expand_paths(patterns)
-    files: list[JUnitFile] = []
-    notes: list[str] = []
-    for path in paths:
-        try:
-            files.append(read_junit_file(path, requested, max_bytes, identities=identities,
-                                         options=options))
-        except NotJUnit as exc:
-            notes.append(f"skipped, not a JUnit report: {exc}")
-    if not files:
-        raise InvalidInput(
-            ", ".join(str(path) for path in paths[:5]), None,
-            "none of the files is a JUnit report (" + "; ".join(notes[:3]) + ")",
-            f"point {flag} at the JUnit XML files",
-        )
-    return JUnitRun(tuple(files), tuple(requested), tuple(notes))
-
-
-
 
 
 def required_tests(policy: Policy, claim: Claim, claim_source: str) -> tuple[str, ...]:
@@ -358,11 +296,13 @@ class JUnitFiles:
     def collect(self, loaded: LoadedClaim, policy: Policy) -> Collected:
         named = required_tests(policy, loaded.claim, loaded.source)
         kept = MAX_COMPARED_TESTS if self.base or self.base_code else None
-        run = read_run(self.patterns, named, self.max_bytes, policy.junit, kept)
+        run = read_run(self.patterns, named, self.max_bytes, policy.junit, kept,
+                       read=read_junit_file)
         inputs = tuple((f"JUnit {f.path}", f.sha256) for f in run.files)
         test_sets: tuple[TestSetComparison, ...] = ()
         if self.base:
-            base = read_run(self.base, (), self.max_bytes, policy.junit, kept, "--base-junit")
+            base = read_run(self.base, (), self.max_bytes, policy.junit, kept, "--base-junit",
+                            read_junit_file)
             comparison = compare(
                 f"the head's JUnit ({', '.join(self.patterns)})", base.files, run.files,
                 base_label=f"the base report {', '.join(self.base)}",
@@ -387,7 +327,7 @@ class JUnitFiles:
         if not self.base_code:
             return None
         over = read_run(self.base_code, (), self.max_bytes, policy.junit, kept,
-                        "--base-code-junit")
+                        "--base-code-junit", read_junit_file)
         source = f"the run over the base's code ({', '.join(self.base_code)})"
         read = tuple((f"base-code JUnit {f.path}", f.sha256) for f in over.files)
         return compare_base_code(over.files, run.files, source), read

@@ -33,7 +33,7 @@ from gate.evidence.junit_node import Node
 from gate.evidence.junit_tags import PLAIN_RESULT, PLAIN_STATUS, RESULTS, ROOTS, local
 
 if TYPE_CHECKING:
-    from gate.evidence.junit_reader import _Counter
+    from gate.evidence.junit_counter import Counter
 
 #: libxml2's limits without huge_tree, which its tree builder applies and a target parser
 #: does not: the gate keeps them for the elements it has open and the text it keeps.
@@ -72,7 +72,7 @@ class CaseEvents:
     __slots__ = ("cases", "counter", "data", "judged", "kept", "open", "pieces", "prefilter",
                  "quick", "remember", "root", "source")
 
-    def __init__(self, counter: _Counter, source: str) -> None:
+    def __init__(self, counter: Counter, source: str) -> None:
         self.counter = counter
         self.source = source
         self.pieces: list[str] = []
@@ -131,6 +131,8 @@ class CaseEvents:
             return
         if not opened:  # the root (its name was checked before the body was read)
             self.root = name
+            if name in ROOTS:
+                self.counter.suite_opened(self.cases)
             opened.append(Node(tag, _attributes(attrib)))
             return
         if len(opened) >= MAX_DEPTH:
@@ -149,6 +151,8 @@ class CaseEvents:
             elif name in ("failure", "error") and local(parent.tag) == "testsuite":
                 self._keep(_Leaf(tag, _attributes(attrib), _Kind.SUITE_LEVEL, len(self.pieces)))
             else:
+                if name in ROOTS:
+                    self.counter.suite_opened(self.cases)
                 opened.append(Node(tag, _attributes(attrib), parent))
         else:  # inside an element nothing is read from (a leaf, output, an unknown one)
             opened.append(None)
@@ -187,6 +191,7 @@ class CaseEvents:
         case.children = [Node(leaf.tag, leaf.attrib, case, text=leaf.text or None)
                          for leaf in results or ()]
         counter.case(case)
+        case.children.clear()  # no cycle left to the collector (which is off while parsing)
 
     def _end(self, frame: Node | _Leaf) -> None:
         counter = self.counter
@@ -203,7 +208,7 @@ class CaseEvents:
                 counter.suite_level(element, parent)
             return
         if local(frame.tag) in ROOTS:
-            counter.suite(frame, self.cases - counter.seen)
+            counter.suite(frame, self.cases)
 
     def _too_deep(self) -> InvalidInput:
         return InvalidInput(

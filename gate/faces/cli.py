@@ -41,7 +41,7 @@ def _run(
         from gate.faces.scan import run_scan
         return run_scan(args, clock=clock, out=out, err=err, probe_io=probe_io)
     if args.command == "junit":
-        from gate.evidence.junit import read_run
+        from gate.evidence.junit_run import read_run
         from gate.report.junit_summary import render_junit_json, render_junit_text
         run = read_run(args.files, (), args.max_bytes)
         render = render_junit_json if args.format == "json" else render_junit_text
