@@ -357,3 +357,26 @@ def test_no_file_holds_a_leftover_merge_conflict() -> None:
         and marker.search((ROOT / name).read_text("utf-8", "replace"))
     ]
     assert found == []
+
+
+PYTHON_MODULE = re.compile(r"python3? -m ((?:bench|tests)\.[a-z_]\w*)")  # bench.NAME: a slot
+#: The README's benchmarks row: `python3 -m bench.NAME` for `a_bench` `b_bench` ...
+BENCH_ROW = re.compile(
+    r"\| \[Benchmarks\]\(docs/benchmarks\.md\) \|[^\n]*?bench\.NAME` for ([^|]*)\|")
+
+
+def test_every_python_module_a_page_runs_exists() -> None:
+    """`python3 -m bench.X` / `tests.X` in the README and docs names a module of this tree,
+    and the README's benchmarks row names only real benchmarks, among them each figure of
+    issue 23 (time to verdict, the JUnit reader, the GitHub reads, the action's start)."""
+    named = {(doc.name, m[1])
+             for doc in DOCS for m in PYTHON_MODULE.finditer(doc.read_text("utf-8"))}
+    row = BENCH_ROW.search(README.read_text("utf-8"))
+    assert row, "the README's benchmarks row names its commands as `python3 -m bench.NAME` for ..."
+    benches = re.findall(r"`(\w+)`", row[1])
+    named |= {("README.md", f"bench.{name}") for name in benches}
+    missing = sorted((doc, module) for doc, module in named
+                     if not (ROOT / (module.replace(".", "/") + ".py")).is_file())
+    assert not missing, f"pages run modules that do not exist: {missing}"
+    assert {"verify_bench", "junit_bench", "github_latency_bench", "action_start_bench"} <= set(
+        benches)
