@@ -119,9 +119,10 @@ def junit_xml(passed: int = 3, failed: int = 0, name_prefix: str = "test_case",
               commit: str | None = None) -> str:
     cases = [f'<testcase classname="tests.test_app" name="{name_prefix}_{i}" time="0.01"/>'
              for i in range(passed)]
+    # pytest writes the def's line 0-based: the failing tests' defs are at lines 10, 11, ...
     cases += [
         f'<testcase classname="tests.test_app" name="{name_prefix}_failing_{i}" time="0.01"'
-        f' file="tests/test_app.py" line="{10 + i}">'
+        f' file="tests/test_app.py" line="{9 + i}">'
         f'<failure message="assert 1 == 2">tests/test_app.py:{10 + i}: AssertionError</failure>'
         "</testcase>"
         for i in range(failed)

@@ -61,7 +61,7 @@ def _problems(project: Project) -> list[str | None]:
     """The problem code of the record and of the JUnit file of its run (None: it counts)."""
     result = subprocess.run(
         [sys.executable, "-m", "gate", "verify", str(project.claim), "--head-sha", project.head,
-         "--format", "json", "--evidence", str(project.evidence), "--junit",
+         "--format", "json", "--test-evidence", str(project.evidence), "--junit",
          str(project.junit)],
         env=env(), capture_output=True, text=True, check=False, timeout=120,
     )
@@ -77,7 +77,7 @@ def test_control_a_run_to_its_end_verifies(project: Project) -> None:
     assert (observed["collected"], observed["tests"], observed["passed"]) == (4, 4, 4)
     assert (observed["unfinished"], observed["interrupted"]) == (0, False)
     for more in (("--junit", str(project.junit)),
-                 ("--evidence", str(project.evidence), "--junit", str(project.junit))):
+                 ("--test-evidence", str(project.evidence), "--junit", str(project.junit))):
         code, verdict = project.verify(*more)
         assert (code, verdict["unmet"]) == (0, []), verdict["reason"]
     properties = project.junit.read_text()
@@ -97,7 +97,7 @@ def test_a_session_ended_early_is_incomplete_whatever_its_status(project: Projec
     assert observed["interrupted"] is True
     assert "test_exit.py::test_third" in observed["unfinished_tests"]
     assert observed["collected"] == 4
-    code, verdict = project.verify("--evidence", str(project.evidence),
+    code, verdict = project.verify("--test-evidence", str(project.evidence),
                                    "--junit", str(project.junit))
     assert code == 1
     assert set(unmet(verdict)) == {"incomplete_run"}, verdict["unmet"]
@@ -131,7 +131,7 @@ def test_os_exit_mid_test_leaves_no_record_and_no_verdict(project: Project) -> N
     assert not project.junit.exists()
     result = subprocess.run(
         [sys.executable, "-m", "gate", "verify", str(project.claim), "--head-sha", project.head,
-         "--evidence", str(project.evidence)],
+         "--test-evidence", str(project.evidence)],
         env=env(), capture_output=True, text=True, check=False, timeout=120,
     )
     assert result.returncode == 3  # invalid input: the gate's check blocks, naming the file
@@ -145,7 +145,7 @@ def test_sys_exit_in_a_test_is_a_failure_that_refutes(project: Project) -> None:
     assert project.pytest().returncode == 1
     observed = project.record()["observed_value"]
     assert (observed["failures"], observed["interrupted"]) == (2, False)
-    code, verdict = project.verify("--evidence", str(project.evidence),
+    code, verdict = project.verify("--test-evidence", str(project.evidence),
                                    "--junit", str(project.junit))
     assert (code, verdict["state"]) == (2, "refuted")
 

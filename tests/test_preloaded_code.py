@@ -102,7 +102,7 @@ def test_control_an_installed_looking_distribution_without_pytest11_verifies(
     assert project.pytest().returncode == 0
     inventory = project.record()["x-producer-inventory"]
     assert (inventory["preloaded"], inventory["findings"]) == ([], [])
-    code, verdict = project.verify("--evidence", str(project.evidence),
+    code, verdict = project.verify("--test-evidence", str(project.evidence),
                                    "--junit", str(project.junit))
     assert (code, verdict["unmet"]) == (0, []), verdict["reason"]
 
@@ -116,9 +116,12 @@ def test_code_that_ran_before_the_plugin_makes_the_run_producer_modified(
     result = project.pytest()
     assert result.returncode == 0, result.stdout + result.stderr  # the attack works
     inventory = project.record()["x-producer-inventory"]
-    assert [f["code"] for f in inventory["findings"]] == ["preloaded_code"]
+    codes = [f["code"] for f in inventory["findings"]]
+    # The preload scan names it; the watch may name the same code again (a shadowing pytest
+    # package is also an internal that is not pytest's own at load).
+    assert "preloaded_code" in codes and set(codes) <= {"preloaded_code", "patched_internal"}
     assert 'name="claim-gate.producer_modified" value="true"' in project.junit.read_text()
-    code, verdict = project.verify("--evidence", str(project.evidence),
+    code, verdict = project.verify("--test-evidence", str(project.evidence),
                                    "--junit", str(project.junit))
     assert code == 1
     found = unmet(verdict)

@@ -174,7 +174,7 @@ def test_control_an_honest_run_that_monkeypatches_its_own_code_is_verified(
     inventory = project.record()["x-producer-inventory"]
     assert inventory["findings"] == [], inventory["findings"]
     assert inventory["import_hooks"] == []
-    code, verdict = project.verify("--evidence", str(project.evidence))
+    code, verdict = project.verify("--test-evidence", str(project.evidence))
     assert (code, verdict["state"], verdict["unmet"]) == (0, "verified", [])
 
 
@@ -185,7 +185,7 @@ def test_a_wider_route_is_producer_modified(project: Project, route: str) -> Non
     run = project.pytest()
     if route not in SEEN_ONLY:
         assert run.returncode == 0, run.stdout  # the attack works: pytest itself sees green
-    code, verdict = project.verify("--evidence", str(project.evidence))
+    code, verdict = project.verify("--test-evidence", str(project.evidence))
     assert (code, verdict["state"]) == (1, "unverified")
     assert "producer_modified" in unmet(verdict), verdict["unmet"]
     findings = project.record()["x-producer-inventory"]["findings"]
@@ -213,7 +213,7 @@ def test_a_hook_module_written_into_site_packages_is_not_installed(project: Proj
     finally:
         (site / f"{name}.py").unlink(missing_ok=True)
     assert run.returncode == 0, run.stdout  # the hook turned the failure green
-    code, verdict = project.verify("--evidence", str(project.evidence))
+    code, verdict = project.verify("--test-evidence", str(project.evidence))
     assert (code, verdict["state"]) == (1, "unverified")
     message = unmet(verdict)["producer_modified"]
     assert f"{name}.py" in message
