@@ -119,7 +119,8 @@ def test_code_that_ran_before_the_plugin_makes_the_run_producer_modified(
     codes = [f["code"] for f in inventory["findings"]]
     # The preload scan names it; the watch may name the same code again (a shadowing pytest
     # package is also an internal that is not pytest's own at load).
-    assert "preloaded_code" in codes and set(codes) <= {"preloaded_code", "patched_internal"}
+    assert "preloaded_code" in codes
+    assert set(codes) <= {"preloaded_code", "patched_internal"}
     assert 'name="claim-gate.producer_modified" value="true"' in project.junit.read_text()
     code, verdict = project.verify("--test-evidence", str(project.evidence),
                                    "--junit", str(project.junit))
