@@ -89,12 +89,12 @@ def channel_judgements(items: Sequence[EvidenceItem]) -> list[Judgement]:
     """A refused record leaves the claim unverified, whatever else counts: what the gate
     could not trust is reported, never dropped as if it were absent."""
     judgements = []
+    refusals = [found for found in map(refusal, items) if found is not None]
     for code, what, whats in (
             (NOT_TEST_EVIDENCE, "record the test job handed on", "records the test job handed on"),
             (TEST_JOB_RECORD, "test-job record passed as operator evidence",
              "test-job records passed as operator evidence")):
-        refused = [found for found in map(refusal, items)
-                   if found is not None and found.code == code]
+        refused = [found for found in refusals if found.code == code]
         if not refused:
             continue
         shown = "; ".join(found.message for found in refused[:_SHOWN])
