@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
+from gate.claim.decimal_text import decimal
 from gate.claim.errors import CouldNotDecide, InvalidInput
 from gate.claim.github_facts import PullRequestRef
 from gate.claim.wording import listed
@@ -75,7 +76,7 @@ class AgentRule:
         apps = {slug for agent in chosen for slug in agent.apps}
         for entry in authors:
             kind, _, value = entry.partition(":")
-            if kind == "id" and value.isdigit():
+            if kind == "id" and decimal(value) is not None:
                 ids.add(int(value))
             elif kind == "app" and value:
                 apps.add(value.lower())

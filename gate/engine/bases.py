@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from gate.claim.decimal_text import decimal
+
 _PREFIX = "claim-gate"
 
 
@@ -49,9 +51,10 @@ def decided_for(text: str | None) -> tuple[int, str] | None:
     if len(parts) != 3 or parts[0] != _PREFIX:
         return None
     number, base = parts[1].removeprefix("pr="), parts[2].removeprefix("base=")
-    if not number.isdigit() or not base or not parts[2].startswith("base="):
+    pull = decimal(number)
+    if pull is None or not base or not parts[2].startswith("base="):
         return None
-    return int(number), base
+    return pull, base
 
 
 @dataclass(frozen=True)

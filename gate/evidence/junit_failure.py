@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from gate.claim.decimal_text import decimal
 from gate.claim.junit_facts import FailingTest, Outcome
 from gate.evidence.junit_node import Node
 from gate.evidence.junit_tags import local
@@ -35,9 +36,7 @@ def first_line(text: str | None) -> str:
 
 def stated_int(text: str | None) -> int | None:
     """A count or line as the file states it; None when it states none or no number."""
-    if text is not None and text.strip().isdigit():
-        return int(text.strip())
-    return None
+    return decimal(text)
 
 
 def source_path(text: str) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from gate.claim.decimal_text import decimal
 from gate.claim.fail_to_pass import BASE_CODE_PROPERTY
 from gate.claim.junit_facts import TimeSource
 from gate.evidence.junit_node import Node
@@ -83,11 +84,10 @@ class RunProperties:
         elif name == PLUGIN_FINDING_PROPERTY and len(self.plugin_findings) < _MAX_PLUGIN_FINDINGS:
             self.plugin_findings.append(value[:200])
         elif name == PLUGIN_UNFINISHED_PROPERTY:
-            # Shards merged into one file each say theirs; a value that is no count (or a
-            # Unicode digit int() refuses, or a number too long to be one) is no "nothing
-            # unfinished" either.
-            counted = value.isascii() and value.isdigit() and len(value) <= 9
-            self.plugin_unfinished += int(value) if counted else 1
+            # Shards merged into one file each say theirs; a value that is no count (a
+            # Unicode digit, a number too long to be one) is no "nothing unfinished" either.
+            counted = decimal(value)
+            self.plugin_unfinished += 1 if counted is None else counted
         elif name == PLUGIN_INTERRUPTED_PROPERTY and value.lower() != "false":
             self.plugin_interrupted = value[:300]
 

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 from urllib.parse import urlsplit
 
+from gate.claim.decimal_text import decimal
+
 if TYPE_CHECKING:
     import http.client
 
@@ -115,10 +117,10 @@ class HttpTransport:
 
 
 def _read_capped(response: http.client.HTTPResponse, max_bytes: int, deadline: float) -> bytes:
-    declared = response.getheader("content-length")
-    if declared is not None and declared.strip().isdigit() and int(declared) > max_bytes:
+    declared = decimal(response.getheader("content-length"))
+    if declared is not None and declared > max_bytes:
         raise TransportError(
-            f"the response declares {int(declared)} bytes, over the {max_bytes}-byte cap;"
+            f"the response declares {declared} bytes, over the {max_bytes}-byte cap;"
             " the gate did not read it",
             not_yet=False,
         )

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from gate.claim.decimal_text import decimal
 from gate.claim.errors import InvalidInput
 from gate.report.check_run import Mode
 
@@ -88,7 +89,7 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
         raise InvalidInput(source, "app-id" if not app_id else "app-private-key",
                            "`app-id` and `app-private-key` go together",
                            "pass both (the key from a secret), or neither")
-    if app_id and not app_id.isdigit():
+    if app_id and decimal(app_id) is None:
         raise InvalidInput(source, "app-id", f"{app_id!r} is not a GitHub App id (a number)")
     if not token and not app_id:
         raise InvalidInput(source, "github-token", "no token", "pass `github-token`")

@@ -14,6 +14,7 @@ from datetime import datetime
 from pathlib import Path
 
 from gate.claim.agents import AgentRule
+from gate.claim.decimal_text import decimal
 from gate.claim.errors import CouldNotDecide, InvalidInput
 from gate.claim.github_facts import PullRequestRef
 from gate.claim.model import VerdictState
@@ -43,7 +44,7 @@ class GateOutcome:
 
 def pull_options(inputs: ActionInputs, runner: RunnerContext) -> PullOptions:
     """The pipeline's options from the action's inputs and the runner's context."""
-    own_run = int(runner.run_id) if runner.run_id and runner.run_id.isdigit() else None
+    own_run = decimal(runner.run_id)
     return PullOptions(
         Shown(inputs.check_name, inputs.mode, runner.details_url), inputs.claim_path,
         inputs.policy,
