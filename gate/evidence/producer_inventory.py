@@ -184,6 +184,9 @@ def _source_findings(inventory: Mapping[str, Any]) -> list[dict[str, str]]:
         shown = [str(p) for p in changed][:5]
         findings.append({"code": "tree_changed", "what": "a committed file clean at the start",
                          "file": ", ".join(shown), "route": "changed before the session ended"})
+    if isinstance(tree, Mapping) and tree.get("start_clean") is True and tree.get("unread"):
+        findings.append({"code": "tree_changed", "what": "the tree clean at the start",
+                         "file": "<git>", "route": str(tree.get("unread"))})
     return findings
 
 

@@ -111,13 +111,28 @@ def end_facts(
     end = probe_tree(rootdir, ignored, environ, import_roots=import_roots)
     commit = start.commit if start.source == "git" else None
     dirty = list(end.dirty_paths[:MAX_LISTED])
+    paths = [entry.split(" (", 1)[0] for entry in dirty]  # "path (skip-worktree)": the path
     try:  # files the tests create are ordinary; a committed file changed is not
-        tracked = sorted(commit_blobs(rootdir, commit, dirty, full_tree=True)) if (
-            commit and dirty) else []
+        tracked = sorted(commit_blobs(rootdir, commit, paths, full_tree=True)) if (
+            commit and paths) else []
     except (OSError, subprocess.SubprocessError):
-        tracked = dirty
+        tracked = paths
     return {
         "test_sources": sources.facts(commit),
         "tree_at_end": {"start_clean": start.clean, "clean": end.clean,
-                        "dirty_paths": dirty, "changed_committed": tracked},
+                        "dirty_paths": dirty, "changed_committed": tracked,
+                        "unread": _unread_at_end(start, end)},
     }
+
+
+def _unread_at_end(start: Any, end: Any) -> str | None:
+    """Why the end probe says nothing about the tree the session started on: git could not
+    answer (a tree that could not be read is not a clean one), or HEAD moved (a commit made
+    during the run leaves a clean tree against the new HEAD)."""
+    if start.source != "git" or start.clean is not True:
+        return None  # no clean git start to hold the end to (the record says so already)
+    if end.source != "git" or end.problem:
+        return f"git could not read the tree at session end: {end.problem or 'no git'}"[:300]
+    if end.commit != start.commit:
+        return f"HEAD moved from {start.commit[:12]} to {str(end.commit)[:12]} during the session"
+    return None
