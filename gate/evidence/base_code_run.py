@@ -39,20 +39,38 @@ def _binding(files: Sequence[JUnitFile]) -> tuple[tuple[str, str] | None, str | 
 
 def compare_base_code(base_code: Sequence[JUnitFile], head: Sequence[JUnitFile],
                       source: str) -> BaseCodeComparison:
-    bound, problem = _binding(base_code)
-    before, before_complete = outcomes(base_code)
-    after, after_complete = outcomes(head)
-    if not (before_complete and after_complete):
-        problem = problem or "a file held too many tests to compare them one by one"
+    return compare_runs([(base_code, head)], source)
+
+
+def compare_runs(runs: Sequence[tuple[Sequence[JUnitFile], Sequence[JUnitFile]]],
+                 source: str) -> BaseCodeComparison:
+    """Each run's report over the base's code against that same run's head report (one
+    checkout, two reports), then together: a test is fail-to-pass only where one run shows
+    it so, never from one run's failure beside another run's pass."""
+    base_files = [file for base_code, _ in runs for file in base_code]
+    bound, problem = _binding(base_files)
+    fail_to_pass: set[str] = set()
+    regressions: set[str] = set()
+    both: set[str] = set()
+    for base_code, head in runs:
+        before, before_complete = outcomes(base_code)
+        after, after_complete = outcomes(head)
+        if not (before_complete and after_complete):
+            problem = problem or "a file held too many tests to compare them one by one"
+        for key, outcome in after.items():
+            was = before.get(key)
+            if outcome is Outcome.PASSED and was in _FAILED:
+                fail_to_pass.add(key)
+            elif outcome in _FAILED and was is Outcome.PASSED:
+                regressions.add(key)
+            elif outcome is Outcome.PASSED and was is Outcome.PASSED:
+                both.add(key)
     return BaseCodeComparison(
         source=source,
-        fail_to_pass=tuple(sorted(k for k, v in after.items()
-                                  if v is Outcome.PASSED and before.get(k) in _FAILED)),
-        regressions=tuple(sorted(k for k, v in after.items()
-                                 if v in _FAILED and before.get(k) is Outcome.PASSED)),
-        passed_on_both=sum(1 for k, v in after.items()
-                           if v is Outcome.PASSED and before.get(k) is Outcome.PASSED),
+        fail_to_pass=tuple(sorted(fail_to_pass)),
+        regressions=tuple(sorted(regressions)),
+        passed_on_both=len(both),
         bound_to=bound,
         problem=problem,
-        at=min((file.time.at for file in base_code), default=None),
+        at=min((file.time.at for file in base_files), default=None),
     )

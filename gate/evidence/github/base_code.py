@@ -3,12 +3,13 @@
 Read from the same runs as the head's JUnit, never from runs of its own: only a run that
 `collect_ci_evidence` counted (on the head, this PR's, finished, not the gate's) and whose
 JUnit artifact it read in full is asked for artifacts named like the base-code globs, and each
-is compared with that same run's JUnit (one checkout, two reports). Every such artifact is
-recorded as a run item (`run_item`: its workflow, attempt, event, start), so the engine judges
-it as it judges any CI item: a workflow the PR changed or the policy does not trust, a run
-before the head arrived or for another base, never counts. Which (base, head) the files say
-they ran over (`claim-gate.base_code`) is the engine's to hold against the subject too. An
-artifact that cannot be read is recorded as a problem, never as "no fail-to-pass test".
+is compared with that same run's JUnit (one checkout, two reports: `compare_runs`). Every such
+artifact is recorded as a run item (`run_item`: its workflow, attempt, event, start), so the
+engine judges it as it judges any CI item: a workflow the PR changed or the policy does not
+trust, a run before the head arrived or for another base, never counts. Which (base, head)
+the files say they ran over (`claim-gate.base_code`) is the engine's to hold against the
+subject too. An artifact that cannot be read is recorded as a problem, never as "no
+fail-to-pass test".
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from gate.claim.facts import EvidenceItem
 from gate.claim.fail_to_pass import BaseCodeComparison
 from gate.claim.github_facts import WorkflowRun, run_label
 from gate.claim.junit_facts import JUnitFile
-from gate.evidence.base_code_run import compare_base_code
+from gate.evidence.base_code_run import compare_runs
 from gate.evidence.github.api import GitHubApi
 from gate.evidence.github.ci_evidence import CiEvidence, read_artifact_junit, run_item
 
@@ -52,13 +53,13 @@ def collect_base_code(
     """The comparison over every base-code artifact of the counted runs (None: none found)."""
     if not patterns:
         return BaseCodeRead()
-    before: list[JUnitFile] = []
-    after: list[JUnitFile] = []
+    runs: list[tuple[list[JUnitFile], list[JUnitFile]]] = []  # (over the base, the head)
     items: list[EvidenceItem] = []
     problems: list[str] = []
     inputs: list[tuple[str, str]] = []
     with tempfile.TemporaryDirectory(dir=workdir) as scratch:
         for run, head in _head_files(ci).values():
+            before: list[JUnitFile] = []
             wanted = [a for a in api.artifacts(run.id)
                       if any(fnmatchcase(a.name, p) for p in patterns)]
             for artifact in wanted:
@@ -74,13 +75,13 @@ def collect_base_code(
                 inputs += [(f"base-code artifact {artifact.name}: {f.path}", f.sha256)
                            for f in files]
             if wanted:
-                after += head
+                runs.append((before, head))
     if not items:
         return BaseCodeRead(notes=(
             f"no run that produced the head's JUnit has an artifact named like"
             f" {', '.join(patterns)} (base-code-artifact-name): fail-to-pass was not observed",))
     source = f"the run over the base's code ({', '.join(i.source for i in items)})"
-    found = compare_base_code(before, after, source)
+    found = compare_runs(runs, source)
     problem = "; ".join(problems) or found.problem
     at = min(item.evidence.at for item in items)  # the run's start, GitHub's clock
     return BaseCodeRead(replace(found, problem=problem, runs=tuple(items), at=at), (),
