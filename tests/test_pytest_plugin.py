@@ -177,6 +177,9 @@ def test_xdist_writes_one_record_counting_every_workers_tests(project: pytest.Py
         ["test_suite.py::test_fails"] + [f"test_many.py::test_{i}" for i in (3, 13, 23, 33)]
     )
     assert record["x-xdist-workers"] == 2
+    # The workers collected the modules: the controller still holds each against the commit.
+    sources = record["x-producer-inventory"]["test_sources"]
+    assert (sources["checked"], sources["differing"]) == (2, []), sources
     assert record["x-tree-clean"] is True, record.get("x-dirty-paths")
     assert record["x-commit"] == git(project.path, "rev-parse", "HEAD")
     assert _properties(project.path / "junit.xml")["claim-gate.commit"] == record["x-commit"]

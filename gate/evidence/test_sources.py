@@ -76,6 +76,12 @@ class SourceWatch:
             if shown is not None:
                 self._collected.setdefault(shown, set()).add(file_blob(path))
 
+    def collected_ids(self, node_ids: Iterable[str]) -> None:
+        """The modules of tests collected elsewhere (xdist's workers, whose node ids are
+        relative to the rootdir): hashed when their collection reaches the controller."""
+        files = dict.fromkeys(node_id.split("::", 1)[0] for node_id in node_ids)
+        self.collected(self._rootdir / name for name in files if name)
+
     def facts(self, commit: str | None, run: GitRunner = run_git) -> dict[str, Any]:
         """What the inventory records: how many modules were checked and those that differ
         (`skipped` without a commit to compare with; `problem` when git could not answer)."""

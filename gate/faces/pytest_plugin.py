@@ -146,6 +146,7 @@ class _Recorder:
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_node_collection_finished(self, node: object, ids: list[str]) -> None:
         self._tally.collected(ids)  # xdist's controller collects nothing: its workers do
+        self._watch.sources.collected_ids(ids)
 
     def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
         # pytest.exit() ends here as Ctrl-C and `session.shouldstop` do: the session stopped
