@@ -9,22 +9,22 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.inner_sessions import INNER_PYTEST_OPTIONS, with_inner_options
+
 pytest_plugins = ("tests.github_standin.plugin", "tests.junit_tools", "pytester")
 
 
 @pytest.fixture(autouse=True)
 def _inner_sessions_without_benchmark(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Inner pytest sessions (pytester, subprocesses) run outside our ini file: where
-    pytest-benchmark is installed it warns under xdist, and warnings are errors here."""
-    options = os.environ.get("PYTEST_ADDOPTS", "")
-    if "no:benchmark" not in options:
-        monkeypatch.setenv("PYTEST_ADDOPTS", f"{options} -p no:benchmark".strip())
+    """Inner pytest sessions (pytester, subprocesses) run outside our ini file, without the
+    suite's plugins they never use (`tests/inner_sessions.py` says why)."""
+    monkeypatch.setenv("PYTEST_ADDOPTS", with_inner_options(os.environ.get("PYTEST_ADDOPTS", "")))
 
 
 @pytest.fixture
 def pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
     """pytester clears PYTEST_ADDOPTS when it starts; set it again for its inner sessions."""
-    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:benchmark")
+    monkeypatch.setenv("PYTEST_ADDOPTS", INNER_PYTEST_OPTIONS)
     return pytester
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.gitrepo import COMMIT_VARIABLES, commit_all, git_env, init_repo
+from tests.inner_sessions import INNER_PYTEST_OPTIONS
 
 CALC = "def add(a, b):\n    return a + b\n"
 PASSING = "from calc import add\n\ndef test_add():\n    assert add(2, 3) == 5\n"
@@ -23,7 +24,7 @@ def env() -> dict[str, str]:
     found = git_env()
     for name in COMMIT_VARIABLES:
         found.pop(name, None)
-    found["PYTEST_ADDOPTS"] = "-p no:benchmark"
+    found["PYTEST_ADDOPTS"] = INNER_PYTEST_OPTIONS
     return found
 
 

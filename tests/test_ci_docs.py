@@ -28,6 +28,7 @@ import pytest
 import yaml
 
 from tests.gitrepo import COMMIT_VARIABLES, commit_all, git, git_env
+from tests.inner_sessions import INNER_PYTEST_OPTIONS
 from tests.other_ci_support import CALC, Pipeline, claim_text, edits, new_pipeline
 from tests.probe_support import Reply, Seen, serve
 
@@ -183,7 +184,7 @@ def _shell(script: str, where: Path, variables: dict[str, str]) -> subprocess.Co
     for name in COMMIT_VARIABLES:
         env.pop(name, None)
     env.update(variables)
-    env["PYTEST_ADDOPTS"] = "-p no:benchmark -p no:cacheprovider"
+    env["PYTEST_ADDOPTS"] = f"{INNER_PYTEST_OPTIONS} -p no:cacheprovider"
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     return subprocess.run(["sh", "-ec", script], cwd=where, env=env, capture_output=True,
                           text=True, check=False, timeout=180)
