@@ -48,7 +48,7 @@ VERIFY_MODULES = frozenset({
     "gate.engine.results", "gate.engine.run_binding", "gate.engine.test_counts",
     "gate.engine.trust",
     "gate.evidence", "gate.evidence.commit_binding", "gate.evidence.git_claim",
-    "gate.evidence.git_diff", "gate.evidence.git_probe", "gate.evidence.interface",
+    "gate.evidence.interface",
     "gate.evidence.operator_records", "gate.evidence.probe", "gate.evidence.probe.context",
     "gate.evidence.probe.records", "gate.evidence.producer_inventory",
     "gate.faces", "gate.faces.action", "gate.faces.action.input_table", "gate.faces.arguments",
@@ -63,8 +63,8 @@ VERIFY_MODULES = frozenset({
 
 #: What that path used to load and no longer does, each with what needs it (named, so a
 #: failure says which one came back): the other collectors' fact types, the probe room, the
-#: policy parser, the review facts, the attestation writer, the plugin's record, the JUnit
-#: summary.
+#: policy parser, the review facts, the attestation writer, the plugin's record, git, the
+#: JUnit summary.
 NOT_FOR_A_CLAIM_FILE = (
     "gate.claim.github_facts", "gate.claim.junit_facts", "gate.claim.ci_facts",
     "gate.claim.change_facts", "gate.claim.changed_paths",  # GitHub, JUnit, the change
@@ -74,6 +74,7 @@ NOT_FOR_A_CLAIM_FILE = (
     "gate.claim.review_facts", "gate.claim.agents",  # acceptances (the Action)
     "gate.report.attestation", "gate.report.record",  # --attestation, --format json
     "gate.evidence.pytest_record",  # the plugin's tree state
+    "gate.evidence.git_probe", "gate.evidence.git_diff",  # --head-sha, --diff-base (git)
     "gate.report.junit_summary",  # --junit
 )
 
