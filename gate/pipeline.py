@@ -11,25 +11,26 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from enum import IntEnum
 from pathlib import Path
-from typing import NoReturn, Protocol
+from typing import TYPE_CHECKING, NoReturn, Protocol
 
 from gate.claim.errors import GateError, InvalidInput, UsageError
 from gate.claim.limits import DEFAULT_MAX_JUNIT_BYTES
 from gate.claim.loader import DEFAULT_MAX_CLAIM_BYTES, LoadedClaim
 from gate.claim.model import VerdictState
 from gate.claim.policy import Policy, default_policy
-from gate.claim.policy_parse import load_policy
-from gate.claim.review_facts import Acceptances
 from gate.claim.subject import Subject
 from gate.engine.decide import decide
 from gate.engine.override import NO_OVERRIDE, OverrideDecision, judge_override
 from gate.engine.results import Verdict
 from gate.evidence.git_claim import load_claim_at, written_by_change
-from gate.evidence.git_diff import GitDiffError, resolve_range
 from gate.evidence.interface import Collected, Collector
 from gate.evidence.operator_records import OperatorRecords
-from gate.evidence.probe.observe import ProbeContext, ProbeIO
+from gate.evidence.probe.context import ProbeContext
 from gate.report.renderers import FORMATS, RenderInput, render
+
+if TYPE_CHECKING:
+    from gate.claim.review_facts import Acceptances
+    from gate.evidence.probe.observe import ProbeIO
 
 # The collectors of JUnit files, live probes and the branch's change (with their parsers,
 # lxml's and git's) are imported when a command asks for them: a claim verified from its own
@@ -141,8 +142,11 @@ class VerifyResult:
 
 
 def choose_policy(path: Path | None, trusted: Sequence[str]) -> Policy:
-    policy = load_policy(path) if path is not None else default_policy()
-    return policy.trusting(trusted)
+    if path is None:
+        return default_policy().trusting(trusted)
+    from gate.claim.policy_parse import load_policy  # the parser only for a policy file
+
+    return load_policy(path).trusting(trusted)
 
 
 @dataclass(frozen=True)
@@ -206,6 +210,7 @@ def verify_collectors(
     io = None
     if options.probe:
         from gate.evidence.probe.collect import Probes
+        from gate.evidence.probe.observe import ProbeIO
 
         io = probe_io or ProbeIO.system()
         collectors.append(Probes(options.probe_context, io))
@@ -271,6 +276,8 @@ def command_line_subject(options: VerifyOptions, loaded: LoadedClaim) -> Subject
     `--diff-base`, the merge base the change is measured from."""
     base_sha = None
     if options.diff_base is not None:
+        from gate.evidence.git_diff import GitDiffError, resolve_range
+
         try:
             base_sha = resolve_range(options.repo or Path(), options.diff_base,
                                      options.head_sha or "HEAD").merge_base

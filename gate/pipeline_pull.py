@@ -44,7 +44,8 @@ from gate.evidence.github.reviews import ReviewAcceptances
 from gate.evidence.github.subject import pull_subject, rereader
 from gate.evidence.interface import Collector
 from gate.evidence.probe.collect import Probes
-from gate.evidence.probe.observe import ProbeContext, ProbeIO
+from gate.evidence.probe.context import ProbeContext
+from gate.evidence.probe.observe import ProbeIO
 from gate.pipeline import run
 from gate.pipeline_pull_report import DecidedClaim, Judged, Shown, report_claim, unreadable_claim
 from gate.report.check_run import CheckRunReport, failure_report, unverified_without_claim_report

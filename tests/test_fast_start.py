@@ -28,6 +28,56 @@ LIBRARIES = ("github", "requests", "urllib3", "jwt", "nacl", "cryptography", "lx
 COLLECTORS = ("gate.evidence.junit", "gate.evidence.junit_reader", "gate.evidence.branch_changes",
               "gate.evidence.git_change_reading", "gate.evidence.change_reach")
 
+#: Every module of the gate a claim verified from its file may load: the parser and its option
+#: modules, the loader and the compiled schema check, the default policy's sections, the
+#: engine, the records collector, the text report. The rest is imported where it is used
+#: (issue 23): a module new on this path is added here on purpose, or imported later.
+VERIFY_MODULES = frozenset({
+    "gate", "gate.claim", "gate.claim.claim_rules", "gate.claim.codec", "gate.claim.commit",
+    "gate.claim.diff_facts", "gate.claim.errors", "gate.claim.facts", "gate.claim.fail_to_pass",
+    "gate.claim.jsondoc", "gate.claim.jsonpos", "gate.claim.junit_options", "gate.claim.limits",
+    "gate.claim.loader", "gate.claim.model", "gate.claim.policy", "gate.claim.regular_file",
+    "gate.claim.schema", "gate.claim.schema_check", "gate.claim.subject", "gate.claim.test_job",
+    "gate.claim.timefmt", "gate.claim.trust_policy", "gate.claim.watched_internals",
+    "gate.claim.wording",
+    "gate.engine", "gate.engine.agent_time", "gate.engine.base_tip", "gate.engine.binding",
+    "gate.engine.bound_targets", "gate.engine.chain_parts", "gate.engine.change_reach",
+    "gate.engine.commit_order", "gate.engine.completeness", "gate.engine.decide",
+    "gate.engine.diff_coverage", "gate.engine.fail_to_pass", "gate.engine.handed_on",
+    "gate.engine.override", "gate.engine.provenance", "gate.engine.removed_tests",
+    "gate.engine.results", "gate.engine.run_binding", "gate.engine.test_counts",
+    "gate.engine.trust",
+    "gate.evidence", "gate.evidence.commit_binding", "gate.evidence.git_claim",
+    "gate.evidence.interface",
+    "gate.evidence.operator_records", "gate.evidence.probe", "gate.evidence.probe.context",
+    "gate.evidence.probe.records", "gate.evidence.producer_inventory",
+    "gate.faces", "gate.faces.action", "gate.faces.action.input_table", "gate.faces.arguments",
+    "gate.faces.attestation_arguments", "gate.faces.attestation_check_arguments",
+    "gate.faces.attestation_output", "gate.faces.base_code_arguments",
+    "gate.faces.claim_arguments", "gate.faces.cli", "gate.faces.gc_pause", "gate.faces.parser",
+    "gate.faces.probe_arguments", "gate.faces.probe_command", "gate.faces.scan_arguments",
+    "gate.faces.verify_command", "gate.faces.verify_git_arguments",
+    "gate.pipeline", "gate.report", "gate.report.renderers", "gate.report.text",
+    "gate.report.untrusted",
+})
+
+#: What that path used to load and no longer does, each with what needs it (named, so a
+#: failure says which one came back): the other collectors' fact types, the probe room, the
+#: policy parser, the review facts, the attestation writer, the plugin's record, git, the
+#: JUnit summary.
+NOT_FOR_A_CLAIM_FILE = (
+    "gate.claim.github_facts", "gate.claim.junit_facts", "gate.claim.ci_facts",
+    "gate.claim.change_facts", "gate.claim.changed_paths",  # GitHub, JUnit, the change
+    "gate.claim.probe_settings", "gate.claim.probe_policy", "gate.evidence.probe.observe",
+    "gate.evidence.probe.fetch", "gate.evidence.probe.http",  # --probe, a policy's probes
+    "gate.claim.policy_parse",  # --policy
+    "gate.claim.review_facts", "gate.claim.agents",  # acceptances (the Action)
+    "gate.report.attestation", "gate.report.record",  # --attestation, --format json
+    "gate.evidence.pytest_record",  # the plugin's tree state
+    "gate.evidence.git_probe", "gate.evidence.git_diff",  # --head-sha, --diff-base (git)
+    "gate.report.junit_summary",  # --junit
+)
+
 _PROBE = """
 import contextlib, io, json, sys
 from gate.faces.cli import main
@@ -38,7 +88,8 @@ with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.St
         code = exc.code
 loaded = sorted({name.split(".")[0] for name in sys.modules} & set(LIBRARIES))
 collectors = sorted(set(sys.modules) & set(COLLECTORS))
-print(json.dumps({"code": code, "loaded": loaded, "collectors": collectors}))
+gate = sorted(name for name in sys.modules if name == "gate" or name.startswith("gate."))
+print(json.dumps({"code": code, "loaded": loaded, "collectors": collectors, "gate": gate}))
 """.replace("LIBRARIES", repr(LIBRARIES)).replace("COLLECTORS", repr(COLLECTORS))
 
 
@@ -71,6 +122,9 @@ def test_verifying_a_claim_from_its_file_loads_no_junit_or_change_collector(
     with_junit = probe("verify", str(EXAMPLE), "--now", "2026-08-27T18:05:00Z",
                        "--junit", str(report))
     assert with_junit["collectors"] == ["gate.evidence.junit", "gate.evidence.junit_reader"]
+    junit_path = with_junit["gate"]
+    assert isinstance(junit_path, list)  # the JUnit summary comes back with the JUnit read
+    assert {"gate.claim.junit_facts", "gate.report.junit_summary"} <= set(junit_path)
 
 
 @pytest.mark.parametrize("argv", [
@@ -82,19 +136,34 @@ def test_help_and_the_schema_import_none_of_the_libraries(argv: tuple[str, ...])
 
 
 def test_verifying_a_valid_claim_needs_no_parser_library_no_github_no_signing() -> None:
-    code, loaded = loaded_after("verify", str(EXAMPLE), "--now", "2026-08-27T18:05:00Z",
-                                "--trusted-verifier", "gitreal-gate/*")
-    assert code == 0  # verified: the whole pipeline ran
-    assert loaded == set()
+    """And of the gate's own modules only the verify path's (VERIFY_MODULES): the fact types
+    of the other collectors, the probes and the policy parser are imported when used."""
+    result = probe("verify", str(EXAMPLE), "--now", "2026-08-27T18:05:00Z",
+                   "--trusted-verifier", "gitreal-gate/*")
+    assert result["code"] == 0  # verified: the whole pipeline ran
+    assert result["loaded"] == []
+    gate = result["gate"]
+    assert isinstance(gate, list)
+    assert sorted(set(gate) - VERIFY_MODULES) == []
+    assert sorted(set(gate) & set(NOT_FOR_A_CLAIM_FILE)) == []
+    assert "gate.engine.decide" in gate  # the control: the probe lists the gate's modules
 
 
 def test_verifying_with_json_output_and_a_json_policy(tmp_path: Path) -> None:
+    """A policy file brings its parser and its sections' types (probes among them); json
+    output its record writer: what the claim file alone never loads, found when used."""
     policy = tmp_path / "policy.json"
     policy.write_text(json.dumps({"id": "p", "requires": ["state_readback"]}))
-    code, loaded = loaded_after("verify", str(EXAMPLE), "--now", "2026-08-27T18:05:00Z",
-                                "--format", "json", "--policy", str(policy))
-    assert code == 1  # unverified (self-attested), decided
-    assert loaded == {"jsonschema", "referencing"}  # the operator's policy is validated
+    result = probe("verify", str(EXAMPLE), "--now", "2026-08-27T18:05:00Z",
+                   "--format", "json", "--policy", str(policy))
+    assert result["code"] == 1  # unverified (self-attested), decided
+    # the operator's policy is validated
+    assert result["loaded"] == ["jsonschema", "referencing"]
+    gate = result["gate"]
+    assert isinstance(gate, list)
+    assert {"gate.claim.policy_parse", "gate.claim.probe_settings",
+            "gate.report.record"} <= set(gate)
+    assert "gate.evidence.probe.observe" not in gate  # no --probe: nothing probes
 
 
 def test_an_invalid_claim_is_explained_by_jsonschema(tmp_path: Path) -> None:

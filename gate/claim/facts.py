@@ -12,14 +12,16 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
-from gate.claim.change_facts import ChangeReading
-from gate.claim.changed_paths import ChangedPaths
-from gate.claim.ci_facts import CiObservation
-from gate.claim.fail_to_pass import BaseCodeComparison
-from gate.claim.github_facts import PullObservation, TestSetComparison
-from gate.claim.model import Evidence
-from gate.claim.subject import Binding, Subject
+if TYPE_CHECKING:
+    from gate.claim.change_facts import ChangeReading
+    from gate.claim.changed_paths import ChangedPaths
+    from gate.claim.ci_facts import CiObservation
+    from gate.claim.fail_to_pass import BaseCodeComparison
+    from gate.claim.github_facts import PullObservation, TestSetComparison
+    from gate.claim.model import Evidence
+    from gate.claim.subject import Binding, Subject
 
 #: A record and the JUnit file of its own run disagree (one was rewritten after the run).
 EVIDENCE_MISMATCH = "evidence_mismatch"

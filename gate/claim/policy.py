@@ -14,14 +14,17 @@ import hashlib
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from gate.claim.claim_rules import ClaimRules
 from gate.claim.codec import dump_max_age
 from gate.claim.fail_to_pass import FailToPassPolicy
 from gate.claim.junit_options import JUnitOptions
 from gate.claim.model import JSON, CheckType, PolicyRequest
-from gate.claim.probe_settings import ProbeSettings
 from gate.claim.trust_policy import TrustPolicy
+
+if TYPE_CHECKING:
+    from gate.claim.probe_settings import ProbeSettings
 
 DEFAULT_CODE_CHANGE_KINDS = ("file_write", "file_edit", "file_delete", "code_change", "commit")
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
+import pkgutil
 from collections.abc import Callable, Iterator
 from functools import cache
-from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from gate.claim.jsonpos import pointer
@@ -18,8 +18,13 @@ if TYPE_CHECKING:
 
 
 def schema_text() -> str:
-    """The schema exactly as shipped (what `claim-gate schema` prints)."""
-    return resources.files("gate.claim").joinpath("schema.json").read_text("utf-8")
+    """The schema exactly as shipped (what `claim-gate schema` prints). Read by the package's
+    own loader (a file or a zip member alike): `importlib.resources` imported tempfile and
+    zipfile on every start (issue 23)."""
+    data = pkgutil.get_data("gate.claim", "schema.json")
+    if data is None:  # a loader that cannot read package data: none of the standard ones
+        raise FileNotFoundError("gate/claim/schema.json: the package's loader cannot read it")
+    return data.decode("utf-8")
 
 
 @cache

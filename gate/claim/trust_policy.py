@@ -23,11 +23,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from fnmatch import fnmatchcase
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gate.claim.change_facts import REACH_RULES, ReachFinding
 from gate.claim.errors import InvalidInput
 from gate.claim.wording import listed
+
+if TYPE_CHECKING:
+    from gate.claim.change_facts import ReachFinding
 
 EVIDENCE_CHAIN = "evidence_chain"
 TRUSTED_WORKFLOWS = "trusted_workflows"
@@ -120,6 +122,8 @@ def _allowances(value: Any, source: str) -> tuple[ReachAllowance, ...]:
         return ()
     if not isinstance(value, list):
         raise InvalidInput(source, None, f"{where} must be a list of {{path, rule}} mappings")
+    from gate.claim.change_facts import REACH_RULES  # only to check an allowance (issue 23)
+
     found = []
     for index, entry in enumerate(value):
         if not isinstance(entry, Mapping) or set(entry) != {"path", "rule"} \

@@ -9,9 +9,13 @@ rebased onto the tip contains it, and is decided as usual.
 
 from __future__ import annotations
 
-from gate.claim.changed_paths import ChangedPaths
+from typing import TYPE_CHECKING
+
 from gate.claim.model import VerdictState
 from gate.engine.results import Judgement, Unmet
+
+if TYPE_CHECKING:
+    from gate.claim.changed_paths import ChangedPaths
 
 
 def judge_base_tip(changed: ChangedPaths) -> list[Judgement]:

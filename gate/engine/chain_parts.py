@@ -15,8 +15,10 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Sequence
 from fnmatch import fnmatchcase
+from typing import TYPE_CHECKING
 
-from gate.claim.change_facts import ChainFileChange
+if TYPE_CHECKING:
+    from gate.claim.change_facts import ChainFileChange
 
 _PROJECT_METADATA = ("version", "description", "readme", "license", "license-files",
                      "authors", "maintainers", "keywords", "classifiers", "urls")

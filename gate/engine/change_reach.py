@@ -14,13 +14,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
-from gate.claim.change_facts import ChangeReading, ReachFinding
 from gate.claim.facts import Disqualification, EvidenceItem
 from gate.claim.model import JSON, CheckType, VerdictState, VerifierKind
 from gate.claim.trust_policy import TrustPolicy
 from gate.claim.wording import plural
 from gate.engine.results import Judgement, Unmet
+
+if TYPE_CHECKING:
+    from gate.claim.change_facts import ChangeReading, ReachFinding
 
 _SHOWN = 3
 

@@ -11,14 +11,17 @@ support `verified`.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from gate.claim.ci_facts import HeadRun
 from gate.claim.facts import EvidenceItem, Facts
-from gate.claim.github_facts import PullObservation
 from gate.claim.model import VerdictState
 from gate.claim.policy import Policy
 from gate.claim.trust_policy import TrustPolicy
 from gate.engine.results import Judgement, Problem, Unmet
+
+if TYPE_CHECKING:
+    from gate.claim.ci_facts import HeadRun
+    from gate.claim.github_facts import PullObservation
 
 _SHOWN = 5
 

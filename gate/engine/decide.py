@@ -16,10 +16,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import partial
+from typing import TYPE_CHECKING
 
 from gate import GATE_ID
 from gate.claim.facts import EvidenceItem, Facts, Origin
-from gate.claim.github_facts import PullObservation
 from gate.claim.model import JSON, CheckType, Claim, Evidence, Mutation, VerdictState
 from gate.claim.policy import Policy
 from gate.claim.timefmt import format_rfc3339
@@ -43,6 +43,9 @@ from gate.engine.results import Assessment, Judgement, Problem, Unmet, Verdict, 
 from gate.engine.run_binding import bind_records_to_junit
 from gate.engine.test_counts import count_contradictions, count_problem, failures_stand
 from gate.engine.trust import judge
+
+if TYPE_CHECKING:
+    from gate.claim.github_facts import PullObservation
 
 #: When no evidence counts for a mutation, the reported code is the one closest to counting.
 _CLOSENESS = (

@@ -22,12 +22,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from fnmatch import fnmatchcase
+from typing import TYPE_CHECKING
 
-from gate.claim.changed_paths import ChangedPaths
 from gate.claim.model import Claim, Mutation, VerdictState
 from gate.claim.policy import Policy
 from gate.engine.base_tip import judge_base_tip
 from gate.engine.results import Judgement, Unmet
+
+if TYPE_CHECKING:
+    from gate.claim.changed_paths import ChangedPaths
 
 MAX_NAMED = 20
 

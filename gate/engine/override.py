@@ -13,9 +13,12 @@ which stays as the engine decided it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from gate.claim.model import VerdictState
-from gate.claim.review_facts import Acceptances, Override, ReviewCommand
+
+if TYPE_CHECKING:
+    from gate.claim.review_facts import Acceptances, Override, ReviewCommand
 
 ACCEPTING_PERMISSIONS = frozenset({"admin", "maintain", "write"})
 #: The shortest digest prefix a command may name: 16 hex digits (64 bits) cannot be matched
@@ -83,6 +86,9 @@ def judge_override(
     """The first acceptance that counts (oldest first), or None with every refusal named."""
     if state is VerdictState.VERIFIED:
         return NO_OVERRIDE
+    # Imported here: a claim with no acceptance to judge never loads the review facts (issue 23).
+    from gate.claim.review_facts import Override
+
     refused: list[str] = []
     for command in sorted(seen.commands, key=lambda c: (c.submitted_at is None, c.submitted_at,
                                                          c.review_id)):

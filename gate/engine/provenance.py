@@ -15,13 +15,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from gate.claim.facts import Disqualification, EvidenceItem
-from gate.claim.github_facts import MAX_LISTED_FILES, Arrival, PullChanges, PullObservation
 from gate.claim.model import JSON, VerifierKind
 from gate.claim.timefmt import format_rfc3339
 from gate.claim.trust_policy import TrustPolicy
 from gate.engine.chain_parts import on_chain
+
+if TYPE_CHECKING:
+    from gate.claim.github_facts import Arrival, PullChanges, PullObservation
 
 _SHOWN = 5
 #: Disqualifications that make the evidence the agent's own word (recorded as self-attested).
@@ -57,6 +60,8 @@ def _verdict_on(
     if trust.allow_pr_changes:
         return None
     if not changes.complete:
+        from gate.claim.github_facts import MAX_LISTED_FILES  # only here (issue 23)
+
         return Disqualification(
             "producer_modified",
             f"the PR changes {MAX_LISTED_FILES} or more files, more than GitHub lists, so"

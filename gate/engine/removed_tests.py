@@ -15,9 +15,9 @@ claim cannot be verified while tests are missing), `refuted`, or `warn` (listed 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from gate.claim.facts import Facts
-from gate.claim.github_facts import TestSetComparison
 from gate.claim.model import Claim, VerdictState
 from gate.claim.policy import Policy
 from gate.claim.trust_policy import RemovedTests
@@ -26,6 +26,9 @@ from gate.engine.bound_targets import unbound_target_judgements
 from gate.engine.completeness import ci_judgements
 from gate.engine.diff_coverage import judge_diff
 from gate.engine.results import Judgement, Unmet
+
+if TYPE_CHECKING:
+    from gate.claim.github_facts import TestSetComparison
 
 MAX_LISTED = 20
 

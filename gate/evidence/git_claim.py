@@ -11,20 +11,29 @@ claim": only a path the commit's tree lacks is absent.
 from __future__ import annotations
 
 import os
-import subprocess
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from gate.claim.diff_facts import ChangeStatus
 from gate.claim.errors import InvalidInput
 from gate.claim.jsondoc import read_capped
 from gate.claim.loader import LoadedClaim, parse_claim_bytes
-from gate.evidence.git_diff import GitDiffError, changed_in, resolve_range, toplevel
-from gate.evidence.git_probe import GitRunner, run_git
+
+if TYPE_CHECKING:
+    from gate.evidence.git_probe import GitRunner
 
 #: git's mode for a regular file (executable or not) in a tree.
 _REGULAR_MODES = (b"100644", b"100755")
+
+
+def _git(args: Sequence[str], directory: Path) -> bytes:
+    """`git_probe.run_git`, imported on the first git read: a claim read from its file (no
+    --head-sha) runs no git, and loads neither `subprocess` nor the diff reader (issue 23)."""
+    from gate.evidence.git_probe import run_git
+
+    return run_git(args, directory)
 
 
 @dataclass(frozen=True)
@@ -52,6 +61,8 @@ def path_in_repository(claim: Path, repo: Path, top: Path) -> str | None:
 
 
 def _in_repository(repo: Path, claim: Path, run: GitRunner) -> tuple[Path, str]:
+    from gate.evidence.git_diff import GitDiffError, toplevel
+
     try:
         top = toplevel(repo, run)
     except GitDiffError as exc:
@@ -66,9 +77,11 @@ def _in_repository(repo: Path, claim: Path, run: GitRunner) -> tuple[Path, str]:
 
 
 def read_committed_claim(repo: Path, claim: Path, commit: str,
-                         run: GitRunner = run_git) -> CommittedClaim:
+                         run: GitRunner = _git) -> CommittedClaim:
     """The claim's bytes at `commit`; InvalidInput if the commit is not in the clone or the
     path is not a regular file there."""
+    import subprocess
+
     top, path = _in_repository(repo, claim, run)
     try:
         run(["cat-file", "-e", f"{commit}^{{commit}}"], top)
@@ -100,6 +113,10 @@ def _as_checked_out(workspace: bytes, committed: CommittedClaim, repo: Path,
     """Whether the workspace file is the committed blob, or the blob as git checks it out here
     (`git cat-file --filters`: `.gitattributes` eol and filters, `core.autocrlf`). An honest
     Windows checkout of a CRLF repository is the same claim."""
+    import subprocess
+
+    from gate.evidence.git_diff import GitDiffError, toplevel
+
     if committed.data is None:
         return False
     if workspace == committed.data:
@@ -149,6 +166,8 @@ def _holding_repository(claim: Path, run: GitRunner) -> Path | None:
     Any other failure (git missing, a timeout, git refusing a repository it does not trust)
     is invalid input: falling back to the workspace file would read the very copy the
     agent's tests could have rewritten."""
+    from gate.evidence.git_diff import GitDiffError, toplevel
+
     directory = claim.parent
     while not directory.is_dir() and directory != directory.parent:
         directory = directory.parent
@@ -164,7 +183,7 @@ def _holding_repository(claim: Path, run: GitRunner) -> Path | None:
 
 
 def load_claim_at(claim: Path, max_bytes: int, head_sha: str | None,
-                  repo: Path | None = None, run: GitRunner = run_git) -> LoadedClaim | None:
+                  repo: Path | None = None, run: GitRunner = _git) -> LoadedClaim | None:
     """The claim under review, or None when there is none.
 
     Without a head commit: the workspace file. With one: the file as committed at that
@@ -193,10 +212,12 @@ def load_claim_at(claim: Path, max_bytes: int, head_sha: str | None,
 
 
 def written_by_change(repo: Path, claim: Path, base: str, head: str,
-                      run: GitRunner = run_git) -> bool:
+                      run: GitRunner = _git) -> bool:
     """Whether the change `BASE...HEAD` adds or modifies the claim file (a rename or copy's
     new path counts; a deletion does not). A claim the change does not write is the base
     branch's, inherited: it says nothing about this change (the Action's rule, too)."""
+    from gate.evidence.git_diff import GitDiffError, changed_in, resolve_range
+
     top, path = _in_repository(repo, claim, run)
     try:
         changes = changed_in(resolve_range(top, base, head, run), run)

@@ -12,10 +12,12 @@ import os
 import subprocess
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gate.claim.commit import normalise_sha
-from gate.evidence.git_hidden import hidden_changes
-from gate.evidence.pytest_record import TreeState, commit_from_environment, dirty_paths
+
+if TYPE_CHECKING:
+    from gate.evidence.pytest_record import TreeState
 
 GIT_TIMEOUT_S = 30
 
@@ -73,6 +75,10 @@ def probe_tree(
 
     Clean also means nothing `git status` is told to overlook (`git_hidden`): submodules,
     index flags, and ignored files under `import_roots` or the rootdir's top level."""
+    # Imported here: every git read needs `run_git`, only the plugin's record needs these.
+    from gate.evidence.git_hidden import hidden_changes
+    from gate.evidence.pytest_record import TreeState, commit_from_environment, dirty_paths
+
     try:
         lines = run(["rev-parse", "--show-toplevel", "HEAD"], directory).decode().splitlines()
     except (OSError, subprocess.SubprocessError, UnicodeDecodeError) as exc:

@@ -10,17 +10,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from gate.claim.change_facts import ChangeReading
-from gate.claim.changed_paths import ChangedPaths
-from gate.claim.ci_facts import CiObservation
 from gate.claim.facts import EvidenceItem, Facts
-from gate.claim.fail_to_pass import BaseCodeComparison
-from gate.claim.github_facts import PullObservation, TestSetComparison
-from gate.claim.junit_facts import FailingTest, JUnitRun
 from gate.claim.loader import LoadedClaim
 from gate.claim.policy import Policy
+
+if TYPE_CHECKING:
+    from gate.claim.change_facts import ChangeReading
+    from gate.claim.changed_paths import ChangedPaths
+    from gate.claim.ci_facts import CiObservation
+    from gate.claim.fail_to_pass import BaseCodeComparison
+    from gate.claim.github_facts import PullObservation, TestSetComparison
+    from gate.claim.junit_facts import FailingTest, JUnitRun
 
 
 @dataclass(frozen=True)

@@ -15,15 +15,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from gate.claim.errors import CouldNotDecide, UsageError
-from gate.engine.fail_to_pass import earned_levels
 from gate.pipeline import NoClaimResult, VerifyOptions, VerifyResult, choose_policy
-from gate.report.attestation import (
-    AttestationInput,
-    AttestedClaim,
-    policy_uri,
-    verification_statement,
-)
-from gate.report.record import completed_record
 
 if TYPE_CHECKING:
     from gate.faces.dsse import PrivateKey
@@ -52,6 +44,16 @@ def attestation_text(
     """The statement (or envelope) for this run. A required claim that is missing decides
     nothing: the statement names the commit alone, under the policy that required the claim,
     and says FAILED (a deploy gate must not read "no file" as anything but a refusal)."""
+    # Imported here: only --attestation writes a statement, not every verify (issue 23).
+    from gate.engine.fail_to_pass import earned_levels
+    from gate.report.attestation import (
+        AttestationInput,
+        AttestedClaim,
+        policy_uri,
+        verification_statement,
+    )
+    from gate.report.record import completed_record
+
     if isinstance(result, VerifyResult):
         document, verdict = result.loaded.document, result.verdict
         decided_at, policy = verdict.decided_at, verdict.policy

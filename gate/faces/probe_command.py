@@ -9,15 +9,14 @@ from __future__ import annotations
 import argparse
 import json
 from dataclasses import replace
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from gate.claim.errors import CouldNotDecide, InvalidInput
-from gate.claim.loader import load_claim
-from gate.claim.policy_parse import load_policy
 from gate.claim.wording import plural
-from gate.evidence.probe.collect import environment_urls, probe_evidence
-from gate.evidence.probe.observe import PROBE_EXTENSION, ProbeContext, ProbeIO
-from gate.evidence.probe.records import probe_records
+from gate.evidence.probe.context import ProbeContext, environment_urls
+
+if TYPE_CHECKING:
+    from gate.evidence.probe.observe import ProbeIO
 
 
 def probe_context(args: argparse.Namespace) -> ProbeContext:
@@ -29,6 +28,13 @@ def probe_context(args: argparse.Namespace) -> ProbeContext:
 
 def run_probe_command(args: argparse.Namespace, out: TextIO, io: ProbeIO) -> int:
     """Observe and write records; deciding is `verify`'s job, so exit 0 once written."""
+    # Imported here: `verify` builds its probe context from this module and must not load
+    # the probes, the policy parser or the loader's records for it (issue 23).
+    from gate.claim.loader import load_claim
+    from gate.claim.policy_parse import load_policy
+    from gate.evidence.probe.collect import probe_evidence
+    from gate.evidence.probe.records import PROBE_EXTENSION, probe_records
+
     loaded = load_claim(args.claim, args.max_claim_bytes)
     policy = load_policy(args.policy)
     context = replace(probe_context(args), claim_sha256=loaded.document.sha256)

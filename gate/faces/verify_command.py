@@ -5,16 +5,18 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 from datetime import datetime
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from gate.claim.errors import InvalidInput, UsageError
 from gate.claim.model import VerdictState
 from gate.claim.wording import plural
-from gate.evidence.probe.observe import ProbeIO
 from gate.faces.attestation_output import check_attestation_arguments, write_attestation
 from gate.faces.probe_command import probe_context
 from gate.faces.verify_git_arguments import git_options
 from gate.pipeline import VerifyOptions, VerifyResult, run_verify_command
+
+if TYPE_CHECKING:
+    from gate.evidence.probe.observe import ProbeIO
 
 
 def run_verify_arguments(
@@ -48,7 +50,11 @@ def run_verify_arguments(
         **git_options(args),
     )
     now = clock()
-    result = run_verify_command(options, now, probe_io or ProbeIO.system(clock))
+    if args.probe and probe_io is None:  # the probes observe with this command's clock
+        from gate.evidence.probe.observe import ProbeIO
+
+        probe_io = ProbeIO.system(clock)
+    result = run_verify_command(options, now, probe_io)
     if options.diff_base is not None and isinstance(result, VerifyResult):
         err.writelines(f"claim-gate: {note}\n" for note in result.notes)  # which head: tip
     write_attestation(args, result, options, now, signing_key)

@@ -52,10 +52,13 @@ def _json(given: RenderInput) -> str:
 
 
 def _text(given: RenderInput) -> str:
-    from gate.report.junit_summary import render_junit_appendix
     from gate.report.text import render_text
 
     text = render_text(given.loaded.claim, given.verdict, given.source)
+    if not given.junit:  # the JUnit summary (and its fact types) only for JUnit read
+        return text
+    from gate.report.junit_summary import render_junit_appendix
+
     return text + "".join(render_junit_appendix(run) for run in given.junit)
 
 

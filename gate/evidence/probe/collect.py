@@ -8,7 +8,6 @@ same function with the environment URLs from the deployment statuses.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -19,7 +18,8 @@ from gate.claim.model import Claim
 from gate.claim.policy import Policy
 from gate.claim.probe_settings import SECTION, ProbeSettings
 from gate.evidence.interface import Collected
-from gate.evidence.probe.observe import ProbeContext, ProbeIO, ProbeRunner
+from gate.evidence.probe.context import ProbeContext
+from gate.evidence.probe.observe import ProbeIO, ProbeRunner
 
 
 def probe_settings(policy: Policy) -> ProbeSettings:
@@ -54,20 +54,6 @@ def probe_evidence(
     """Run every probe of the policy that applies to the claim; one item per probe."""
     runner = ProbeRunner(probe_settings(policy), io, replace(context, policy_source=policy.source))
     return runner.collect(claim, policy.tightened_by(claim.policy).requires)
-
-
-def environment_urls(pairs: Sequence[str], source: str) -> dict[str, str]:
-    """`NAME=URL` pairs (command line, or the Action's deployment statuses) as a mapping."""
-    urls: dict[str, str] = {}
-    for pair in pairs:
-        name, sep, url = pair.partition("=")
-        if not sep or not name or not url:
-            raise InvalidInput(source, None, f"{pair!r} is not NAME=URL",
-                               "write e.g. production=https://app.example.com")
-        if name in urls and urls[name] != url:
-            raise InvalidInput(source, None, f"environment {name!r} is given two URLs")
-        urls[name] = url
-    return urls
 
 
 @dataclass(frozen=True)

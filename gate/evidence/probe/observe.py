@@ -44,17 +44,17 @@ from gate.claim.probe_settings import (
     ProbeSettings,
     ReadbackProbe,
 )
+from gate.evidence.probe.context import ProbeContext as ProbeContext
 from gate.evidence.probe.fetch import Fetched, Fetcher, FetchFailed
 from gate.evidence.probe.http import HttpTransport, Transport
+from gate.evidence.probe.records import FAILED, PROBE_EXTENSION
 
 PROBE_VERIFIER_ID = f"claim-gate/probe@{__version__}"
-PROBE_EXTENSION = "x-probe"
 REDACTED = "[redacted]"
 
 #: Answers that refuse the gate: no observation (408 and 429 are retried, see fetch).
 _NOT_LET_IN = frozenset({401, 403, 407})
 
-FAILED = "probe_failed"
 REFUSED = "probe_refused"
 NOTHING_EXPECTED = "probe_nothing_expected"
 
@@ -77,16 +77,6 @@ class ProbeIO:
             environ=os.environ,
             transport=HttpTransport(),
         )
-
-
-@dataclass(frozen=True)
-class ProbeContext:
-    """What the operator (or the Action) knows about this run and the claim does not."""
-
-    head_sha: str | None = None
-    environment_urls: Mapping[str, str] = field(default_factory=dict)
-    policy_source: str = "policy"
-    claim_sha256: str | None = None  # binds written records to the claim document probed
 
 
 @dataclass(frozen=True)

@@ -13,9 +13,13 @@ from collections.abc import Iterable
 from gate.claim.codec import dump_evidence
 from gate.claim.facts import Disqualification, EvidenceItem
 from gate.claim.model import JSON, Evidence
-from gate.evidence.probe.observe import FAILED, PROBE_EXTENSION
 
 PROBE_VERIFIER_PREFIX = "claim-gate/probe@"
+#: Where a probe's record keeps what the probe saw (attempts, an error, the claim probed).
+#: Named here, not in `observe`: reading records back must not load the probes (issue 23).
+PROBE_EXTENSION = "x-probe"
+#: A probe that got no usable answer.
+FAILED = "probe_failed"
 OTHER_CLAIM = "probe_other_claim"
 
 
