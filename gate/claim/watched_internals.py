@@ -46,6 +46,9 @@ WATCHED_NAMESPACES: tuple[str, ...] = (
     "gate.evidence.pytest_watch",
     "gate.evidence.pytest_watch:Watch",
     "gate.evidence.watch_namespaces",
+    "gate.evidence.item_state",
+    "gate.evidence.item_state:ItemState",
+    "gate.evidence.item_state:ItemWatch",
 )
 
 #: The import machinery lists whose new entries (after the plugin loaded) can rewrite the
