@@ -227,3 +227,39 @@ def test_control_honest_item_use_is_no_finding_and_verifies(honest: Session) -> 
     code, verdict = honest.verdict
     assert (code, verdict["state"], verdict["unmet"]) == (0, "verified", [])
 
+
+#: The code under test rewrites a test module when imported, and the rewritten module puts
+#: the commit's bytes back as pytest imports it (`tests/test_watch_wider.py` in one process).
+RESTORE_ON_IMPORT = (
+    "import pathlib\n"
+    "_file = pathlib.Path('test_z_broken.py')\n"
+    "_original = _file.read_text()\n"
+    "if '1 == 2' in _original:\n"
+    "    _file.write_text('import pathlib\\npathlib.Path(__file__).write_text(%r)\\n' % _original\n"
+    "                     + _original.replace('1 == 2', '1 == 1'))\n"
+)
+
+
+def test_under_xdist_the_workers_watch_reaches_the_controller(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    # One worker (`-n 1`) keeps the order of imports fixed; the routes are those a single
+    # process already catches: a module restored on import, an item's class swapped.
+    project = new_project(tmp_path_factory.mktemp("xdist"))
+    project.commit({
+        "calc.py": CALC + RESTORE_ON_IMPORT, "test_a.py": "import calc  # noqa: F401\n",
+        "test_z_broken.py": BROKEN, "a_class/conftest.py": CLASS_SWAP,
+        "a_class/test_swapped.py": BROKEN,
+    })
+    run = project.pytest("-n", "1")
+    assert run.returncode == 0, run.stdout  # both failing tests reported as passed
+    outcomes = _junit_outcomes(project.junit)
+    assert outcomes["test_z_broken.py::test_broken"] == "passed", outcomes
+    assert outcomes["a_class/test_swapped.py::test_broken"] == "passed", outcomes
+    findings = project.record()["x-producer-inventory"]["findings"]
+    shown = {(f["code"], f["file"]) for f in findings}
+    assert ("test_source", "test_z_broken.py") in shown, findings
+    assert ("item_state", "a_class/conftest.py") in shown, findings
+    code, verdict = project.verify("--test-evidence", str(project.evidence))
+    assert (code, verdict["state"]) == (1, "unverified")
+    assert "producer_modified" in unmet(verdict)

@@ -49,6 +49,7 @@ WATCHED_NAMESPACES: tuple[str, ...] = (
     "gate.evidence.item_state",
     "gate.evidence.item_state:ItemState",
     "gate.evidence.item_state:ItemWatch",
+    "gate.evidence.xdist_channel:XdistChannel",
 )
 
 #: The import machinery lists whose new entries (after the plugin loaded) can rewrite the

@@ -22,7 +22,7 @@ judgement is `producer_inventory`'s, from the entries it records.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -161,6 +161,20 @@ class ItemWatch:
             self._reports.append({"node": node, "when": when, "what": what,
                                   "file": node.split("::", 1)[0],
                                   "report": self._describe(type(report))})
+
+    def merge(self, entries: Mapping[str, object]) -> None:
+        """What another process's item check recorded (an xdist worker's entries)."""
+        for name, kept in (("item_changes", None), ("item_reports", self._reports)):
+            listed = entries.get(name)
+            for entry in listed if isinstance(listed, list) else ():
+                if not isinstance(entry, Mapping):
+                    continue
+                entry = {str(key): str(value) for key, value in entry.items()}
+                if kept is not None and len(kept) < MAX_KEPT:
+                    kept.append(entry)
+                elif kept is None and len(self._changes) < MAX_KEPT:
+                    self._changes.setdefault((entry.get("node", ""), entry.get("what", "")),
+                                             entry)
 
     def entries(self) -> dict[str, list[dict[str, str]]]:
         """What the inventory records: item changes and report problems (a phase logged only

@@ -42,6 +42,7 @@ from gate.evidence.watch_namespaces import (
     is_data,
     same_objects,
 )
+from gate.evidence.xdist_channel import XdistChannel
 
 _ITEM_METHODS = ("runtest", "setup", "teardown")
 _FUNCTION = attrgetter("function")
@@ -164,8 +165,11 @@ class Watch:
         self._manager: tuple[object, ...] = ()
 
     def register(self, pluginmanager: Any) -> None:
-        """Register the watch's own pytest plugin: the item check."""
+        """Register the watch's own pytest plugins: the item check, and under xdist the
+        channel that brings what each worker saw to the controller."""
         pluginmanager.register(self.items, "claim-gate-item-watch")
+        pluginmanager.register(XdistChannel(self._origins.rootdir, self.sources, self.items),
+                               "claim-gate-xdist-channel")
 
     def observe(self, pluginmanager: Any, when: str) -> None:
         """Compare everything watched with its snapshot now (`when`: load, run or end)."""
