@@ -46,8 +46,8 @@ REWRITE_HOOKS: tuple[str, ...] = (
 
 #: Hooks that change results only as wrappers (a wrapper can swallow the exception of the
 #: phase it wraps) or, for `pytest_sessionfinish`, when they run after pytest's JUnit writer
-#: (wrapper or trylast): a plain implementation can only add a failure or a skip, which the
-#: totals show.
+#: (wrapper or trylast): a plain implementation can add a failure or a skip, which the
+#: totals show, or write to the item, which the item check judges (`item_state`).
 WRAPPER_HOOKS: tuple[str, ...] = (
     "pytest_runtest_setup",
     "pytest_runtest_call",
