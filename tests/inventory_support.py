@@ -28,6 +28,8 @@ def clean_inventory(**changes: Any) -> dict[str, Any]:
         ],
         "import_hooks": [],
         "patched_items": [],
+        "item_changes": [],
+        "item_reports": [],
         "config": {"inifile": None, "addopts": [], "plugins": []},
         "conftests": [],
         "repository_plugins": [],

@@ -46,6 +46,10 @@ WATCHED_NAMESPACES: tuple[str, ...] = (
     "gate.evidence.pytest_watch",
     "gate.evidence.pytest_watch:Watch",
     "gate.evidence.watch_namespaces",
+    "gate.evidence.item_state",
+    "gate.evidence.item_state:ItemState",
+    "gate.evidence.item_state:ItemWatch",
+    "gate.evidence.xdist_channel:XdistChannel",
 )
 
 #: The import machinery lists whose new entries (after the plugin loaded) can rewrite the

@@ -46,8 +46,8 @@ REWRITE_HOOKS: tuple[str, ...] = (
 
 #: Hooks that change results only as wrappers (a wrapper can swallow the exception of the
 #: phase it wraps) or, for `pytest_sessionfinish`, when they run after pytest's JUnit writer
-#: (wrapper or trylast): a plain implementation can only add a failure or a skip, which the
-#: totals show.
+#: (wrapper or trylast): a plain implementation can add a failure or a skip, which the
+#: totals show, or write to the item, which the item check judges (`item_state`).
 WRAPPER_HOOKS: tuple[str, ...] = (
     "pytest_runtest_setup",
     "pytest_runtest_call",
@@ -81,6 +81,10 @@ WATCHED_HOOKS: tuple[str, ...] = REWRITE_HOOKS + WRAPPER_HOOKS + RECORDED_HOOKS
 TRUSTED_ORIGINS = frozenset({"installed", "gate"})
 
 MAX_LISTED_FINDINGS = 20
+
+#: The item check's lists (`gate/evidence/item_state.py`): an inventory without them was
+#: written by a plugin that did not check items.
+ITEM_CHECK_FIELDS = ("item_changes", "item_reports")
 
 #: How the watch names an attribute of the session's plugin manager instance it compares.
 MANAGER_SUFFIX = "(of the session's plugin manager)"
@@ -126,6 +130,29 @@ def derive_findings(inventory: Mapping[str, Any]) -> list[dict[str, str]]:
             " the item",
             "file": str(node).split("::", 1)[0],
             "route": "item attribute",
+        })
+    findings.extend(_item_findings(inventory))
+    return findings
+
+
+def _item_findings(inventory: Mapping[str, Any]) -> list[dict[str, str]]:
+    """What a hook, fixture or the code under test wrote to an item that changes which code
+    runs for it or where its reports go (`item_state`), and a report logged for an item that
+    is not the one pytest's makereport made, or not with the outcome it had then."""
+    findings: list[dict[str, str]] = []
+    for entry in _dicts(inventory.get("item_changes")):
+        findings.append({
+            "code": "item_state",
+            "what": f"{entry.get('node')}: {entry.get('what')} replaced by {entry.get('now')}",
+            "file": str(entry.get("file")),
+            "route": f"written to the item, seen at {entry.get('seen')}",
+        })
+    for entry in _dicts(inventory.get("item_reports")):
+        findings.append({
+            "code": "item_report",
+            "what": f"{entry.get('node')} ({entry.get('when')}): {entry.get('what')}",
+            "file": str(entry.get("file")),
+            "route": "between makereport and the loggers",
         })
     return findings
 
@@ -257,7 +284,9 @@ def judge(inventory: object) -> str | None:
         )
     if inventory.get("version") != INVENTORY_VERSION or not isinstance(
         inventory.get("hooks"), list
-    ) or not isinstance(inventory.get("internals"), list):
+    ) or not isinstance(inventory.get("internals"), list) or not all(
+        isinstance(inventory.get(name), list) for name in ITEM_CHECK_FIELDS
+    ):
         return (
             f"the record's {INVENTORY_FIELD} is not an inventory this gate reads"
             f" (version {INVENTORY_VERSION}): run the tests again with this gate's plugin"

@@ -26,6 +26,7 @@ from typing import Any
 
 from gate.claim.watched_internals import WATCHED_NAMESPACES
 from gate.evidence.content_origin import INSTALLED, RecordIndex
+from gate.evidence.item_state import ItemWatch, own_code
 from gate.evidence.producer_inventory import (
     INVENTORY_VERSION,
     MANAGER_SUFFIX,
@@ -41,6 +42,7 @@ from gate.evidence.watch_namespaces import (
     is_data,
     same_objects,
 )
+from gate.evidence.xdist_channel import XdistChannel
 
 _ITEM_METHODS = ("runtest", "setup", "teardown")
 _FUNCTION = attrgetter("function")
@@ -153,11 +155,21 @@ class Watch:
         self._namespaces = NamespaceWatch.take(WATCHED_NAMESPACES)
         self._imports = ImportListWatch.take()
         self.sources = SourceWatch(origins.rootdir)
+        #: The item check, a pytest plugin of its own: the recorder registers it.
+        self.items = ItemWatch(lambda value: origins.shown(code_file(own_code(value))),
+                               describe_object)
         self._hooks: dict[tuple[str, str, int], dict[str, Any]] = {}
         self._hook_objects: list[object] = []
         self._hook_functions: list[object] = []
         self._turn = 0
         self._manager: tuple[object, ...] = ()
+
+    def register(self, pluginmanager: Any) -> None:
+        """Register the watch's own pytest plugins: the item check, and under xdist the
+        channel that brings what each worker saw to the controller."""
+        pluginmanager.register(self.items, "claim-gate-item-watch")
+        pluginmanager.register(XdistChannel(self._origins.rootdir, self.sources, self.items),
+                               "claim-gate-xdist-channel")
 
     def observe(self, pluginmanager: Any, when: str) -> None:
         """Compare everything watched with its snapshot now (`when`: load, run or end)."""
@@ -256,10 +268,11 @@ class Watch:
         return entries[:MAX_LISTED_CHANGES]
 
     def inventory(
-        self, config: Any, patched_items: Iterable[str], environ: Mapping[str, str],
+        self, config: Any, items: Iterable[Any], environ: Mapping[str, str],
         tree: tuple[Any, list[Path], Iterable[Path]] | None = None,
     ) -> dict[str, Any]:
-        """The sealed inventory (findings and digest filled in) for the record; with `tree`
+        """The sealed inventory (findings and digest filled in) for the record, `items` the
+        session's collected items; with `tree`
         (the start's TreeState, the ignored files, the import roots) also the test modules
         against the commit and the tree probed again at the end (`test_sources`)."""
         ended = end_facts(self.sources, tree[0], self._origins.rootdir, tree[1], environ,
@@ -272,7 +285,8 @@ class Watch:
             "hooks": sorted(hooks, key=lambda e: (e["hook"], e["plugin"], e["function"])),
             "internals": self._internal_entries(),
             "import_hooks": self._import_hook_entries(),
-            "patched_items": sorted(set(patched_items))[:100],
+            "patched_items": sorted(set(patched_items(items)))[:100],
+            **self.items.entries(),
             "config": _config_facts(config, self._origins, environ),
             "conftests": [p for p in plugins if p["conftest"]],
             "repository_plugins": [p for p in plugins if not p["conftest"]],

@@ -82,6 +82,12 @@ class SourceWatch:
         files = dict.fromkeys(node_id.split("::", 1)[0] for node_id in node_ids)
         self.collected(self._rootdir / name for name in files if name)
 
+    def seen(self, blobs: Mapping[str, str | None]) -> None:
+        """Blobs another process took of these modules (rootdir-relative paths) before it
+        imported them: an xdist worker's (`xdist_channel`)."""
+        for shown, blob in blobs.items():
+            self._collected.setdefault(shown, set()).add(blob)
+
     def facts(self, commit: str | None, run: GitRunner = run_git) -> dict[str, Any]:
         """What the inventory records: how many modules were checked and those that differ
         (`skipped` without a commit to compare with; `problem` when git could not answer)."""

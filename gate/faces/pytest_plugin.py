@@ -5,7 +5,6 @@ installed and does nothing until the option is given (`-p no:claim_gate` unloads
 It stamps the record with the commit the session ran on and whether the tree was clean,
 so the gate can refuse a run of other code (`claim-gate verify --head-sha`). It never
 changes an outcome: it only observes reports, and a failure to write is reported, not raised.
-
 The logic lives in `gate.evidence.pytest_record` (pure) and `gate.evidence.git_probe`.
 """
 
@@ -57,6 +56,7 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
         origins = Origins(rootdir, _GATE_DIR, install_dirs(), site_dirs())
         watch = Watch(origins)
         watch.observe(early_config.pluginmanager, "load")
+        watch.register(early_config.pluginmanager)  # its item check, in xdist's workers too
         early_config.stash[_WATCH] = watch
         early_config.stash[_PRELOADED] = _preloaded(rootdir)
 
@@ -91,6 +91,7 @@ class _Recorder:
             origins = Origins(config.rootpath, _GATE_DIR, install_dirs(), site_dirs())
             watch = Watch(origins)
             watch.observe(config.pluginmanager, "configure")
+            watch.register(config.pluginmanager)
         self._watch = watch
         self._preloaded = config.stash[_PRELOADED] if _PRELOADED in config.stash \
             else _preloaded(config.rootpath)  # the option came late: as seen from now
@@ -167,10 +168,9 @@ class _Recorder:
         # to the report; after it wrote the file, hash it and write the record.
         from gate.evidence.producer_inventory import seal
         from gate.evidence.pytest_record import completion_properties, inventory_properties
-        from gate.evidence.pytest_watch import patched_items
         self._watch.observe(self._config.pluginmanager, "end")
         watched = self._watch.inventory(
-            self._config, patched_items(session.items), os.environ,
+            self._config, session.items, os.environ,
             (self._tree, self._ignored(), self._roots))
         self._inventory = seal({**watched, "preloaded": self._preloaded})
         self._add_junit_properties(inventory_properties(self._inventory))

@@ -1,0 +1,186 @@
+"""The pytest plugin's item check: what a hook or fixture wrote to a test item, and reports
+that reached the loggers without being the one pytest's makereport made.
+
+A plain `pytest_runtest_setup`/`call`/`teardown` hook, a fixture or the code under test gets
+the item and can rewrite it so a failing test is reported as passed, with no hook of its own
+on the report: swap the item's class for one whose `runtest` does nothing, hand it another
+`session` (whose `gethookproxy` gives pytest a report maker of its own), or another test
+function (`item.obj` together with the module's attribute, or the function's `__code__`).
+So each item's state is taken when it is collected (its class, `session`, `config`,
+`parent`, `path`, the function its parent defines and that function's code) and compared
+each time pytest makes one of its reports; and every report logged for an item must be the
+object the outermost `pytest_runtest_makereport` returned, with the outcome it had then.
+
+The line: writes that change which code runs for the test or where its reports go are
+findings whatever wrote them (named with the file of the new value); data pytest reads for
+display, selection or the test's inputs (markers, keywords, `user_properties`, the stash,
+report sections, `funcargs`) are not: a marker can only skip or xfail the test, which the
+totals show, and a fixture value is the fixture's own job. This module observes; the
+judgement is `producer_inventory`'s, from the entries it records.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Generator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+#: The item's attributes through which pytest finds the code it runs and the hooks it calls
+#: (`item.ihook` is `item.session.gethookproxy(item.path)`).
+WATCHED_ATTRIBUTES = ("session", "config", "parent", "path")
+
+#: At most this many item changes and report problems are kept (the inventory caps lists).
+MAX_KEPT = 100
+
+#: A report outcome set after makereport by pytest-rerunfailures: a retry, not a result.
+RERUN = "rerun"
+
+
+def own_code(value: object) -> object:
+    """What to name a new value by: a class by the first function it defines itself (a class
+    made in a conftest is named after the module `conftest`, which many files share)."""
+    if inspect.isclass(value):
+        for member in vars(value).values():
+            member = getattr(member, "__func__", None) or getattr(member, "fget", None) or member
+            if inspect.isfunction(member):
+                return member
+    return value
+
+
+def defined_function(item: Any) -> object | None:
+    """The function the item's module or class defines under the item's name (unwrapped
+    from a staticmethod/classmethod), or None for items that are not python functions."""
+    name = getattr(item, "originalname", None)
+    parent = getattr(getattr(item, "parent", None), "__dict__", {}).get("_obj")
+    if not isinstance(name, str) or parent is None:
+        return None
+    try:
+        defined = inspect.getattr_static(parent, name)
+    except AttributeError:
+        return None
+    function: object = getattr(defined, "__func__", defined)
+    return function
+
+
+@dataclass(frozen=True)
+class ItemState:
+    """What an item was when collected; compared by identity."""
+
+    cls: type
+    attributes: tuple[object, ...]
+    #: The test function as collected (the item's own, else what its parent defines).
+    function: object | None
+    code: object | None
+
+    @staticmethod
+    def of(item: Any) -> ItemState:
+        own = vars(item)
+        collected = own.get("_obj")  # a collector may hand its own callable (`callobj`)
+        function = (defined_function(item) if collected is None
+                    else getattr(collected, "__func__", collected))
+        attributes = tuple(getattr(item, name, None) for name in WATCHED_ATTRIBUTES)
+        return ItemState(type(item), attributes, function, getattr(function, "__code__", None))
+
+    def changes(self, item: Any) -> list[tuple[str, object]]:
+        """(what, its new value) for each watched part of the item no longer as collected."""
+        found: list[tuple[str, object]] = []
+        if type(item) is not self.cls:
+            found.append(("its class", type(item)))
+        for name, before in zip(WATCHED_ATTRIBUTES, self.attributes, strict=True):
+            now = getattr(item, name, None)  # slots of pytest's Node, not in vars(item)
+            if now is not before:
+                found.append((f"item.{name}", now))
+        current = vars(item).get("_obj")
+        current = getattr(current, "__func__", current)
+        if self.function is not None and current is not None and current is not self.function:
+            found.append(("its test function (item.obj)", current))
+        code = getattr(self.function, "__code__", None)
+        if self.function is not None and code is not self.code:
+            found.append(("the __code__ of its test function", code))
+        return found
+
+
+class ItemWatch:
+    """A pytest plugin of the session's watch (`Watch.register`); one per session.
+    `describe(value)` names a new value and `file_of(value)` where its code lives."""
+
+    def __init__(self, file_of: Callable[[object], str], describe: Callable[[object], str]) -> None:
+        self._file_of = file_of
+        self._describe = describe
+        self._states: dict[str, tuple[Any, ItemState]] = {}
+        self._made: dict[tuple[str, str], tuple[Any, str]] = {}
+        self._sub_logged: set[tuple[str, str]] = set()
+        self._changes: dict[tuple[str, str], dict[str, str]] = {}
+        self._reports: list[dict[str, str]] = []
+
+    def pytest_itemcollected(self, item: Any) -> None:
+        self._states[str(item.nodeid)] = (item, ItemState.of(item))
+
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_runtest_makereport(self, item: Any, call: Any) -> Generator[None, Any, Any]:
+        report = yield  # the outermost wrapper: the report as every other hook left it
+        node = str(getattr(report, "nodeid", ""))
+        self._made[(node, str(call.when))] = (report, str(getattr(report, "outcome", "")))
+        self._compare(node, item, str(call.when))
+        return report
+
+    def pytest_runtest_logreport(self, report: Any) -> None:
+        node, when = str(report.nodeid), str(report.when)
+        if node not in self._states:
+            return  # collected in another process (xdist's workers): not watched here
+        if type(report).__name__ == "SubtestReport" and type(report).__module__.startswith(
+                "_pytest."):
+            self._sub_logged.add((node, when))  # made from the subtest's own report
+            return
+        made, outcome = self._made.pop((node, when), (None, ""))  # held only until logged
+        self._sub_logged.discard((node, when))
+        if made is not report:
+            self._report_problem(node, when, "a report pytest's makereport did not make", report)
+        elif report.outcome != outcome and report.outcome != RERUN:
+            self._report_problem(
+                node, when, f"its outcome changed from {outcome} to {report.outcome} after"
+                " makereport", report)
+        if when == "teardown":
+            self._compare(node, self._states[node][0], when)
+
+    def _compare(self, node: str, item: Any, when: str) -> None:
+        entry = self._states.get(node)
+        if entry is None or entry[0] is not item:
+            return
+        for what, value in entry[1].changes(item):
+            key = (node, what)
+            if key not in self._changes and len(self._changes) < MAX_KEPT:
+                self._changes[key] = {"node": node, "what": what, "now": self._describe(value),
+                                      "file": self._file_of(value), "seen": when}
+
+    def _report_problem(self, node: str, when: str, what: str, report: object) -> None:
+        if len(self._reports) < MAX_KEPT:
+            self._reports.append({"node": node, "when": when, "what": what,
+                                  "file": node.split("::", 1)[0],
+                                  "report": self._describe(type(report))})
+
+    def merge(self, entries: Mapping[str, object]) -> None:
+        """What another process's item check recorded (an xdist worker's entries)."""
+        for name, kept in (("item_changes", None), ("item_reports", self._reports)):
+            listed = entries.get(name)
+            for entry in listed if isinstance(listed, list) else ():
+                if not isinstance(entry, Mapping):
+                    continue
+                entry = {str(key): str(value) for key, value in entry.items()}
+                if kept is not None and len(kept) < MAX_KEPT:
+                    kept.append(entry)
+                elif kept is None and len(self._changes) < MAX_KEPT:
+                    self._changes.setdefault((entry.get("node", ""), entry.get("what", "")),
+                                             entry)
+
+    def entries(self) -> dict[str, list[dict[str, str]]]:
+        """What the inventory records: item changes and report problems (a phase logged only
+        through subtest reports, with no report of its own, is one too)."""
+        reports = list(self._reports)
+        for node, when in sorted(self._sub_logged):
+            reports.append({"node": node, "when": when, "file": "<unknown>",
+                            "what": "logged only as subtest reports, with no report of its own"})
+        return {"item_changes": list(self._changes.values()), "item_reports": reports[:MAX_KEPT]}

@@ -1,0 +1,265 @@
+"""Issue 21, item 3: plain setup/call/teardown hooks and fixtures that write to the test item,
+each turning a failing test into a reported pass, beside honest conftests that do what
+conftests do every day (skip by marker, check the environment, mark xfail, add properties,
+use the stash, unittest and subtests).
+
+One real pytest session in a temporary git repository holds every attack (each in its own
+directory, with its own conftest or a `pytest_plugins` module), another every control: the
+suite is near its time limit, so the sessions are shared by the module.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.tampering_support import CALC, PASSING, Project, new_project, unmet
+
+BROKEN = "def test_broken():\n    assert 1 == 2\n"
+
+#: A plain setup hook gives the item a class whose `runtest` does nothing.
+CLASS_SWAP = (
+    "def pytest_runtest_setup(item):\n"
+    "    class Green(type(item)):\n"
+    "        def runtest(self):\n"
+    "            pass\n"
+    "    item.__class__ = Green\n"
+)
+#: A `pytest_plugins` module hands the item another session, whose hook proxy turns the
+#: report green after pytest's makereport, and puts the real one back at teardown.
+SESSION_PLUGIN = (
+    "class _Relay:\n"
+    "    def __init__(self, real):\n"
+    "        self._real = real\n"
+    "    def __getattr__(self, name):\n"
+    "        return getattr(self._real, name)\n"
+    "    def pytest_runtest_makereport(self, item, call):\n"
+    "        report = self._real.pytest_runtest_makereport(item=item, call=call)\n"
+    "        report.outcome, report.longrepr = 'passed', None\n"
+    "        return report\n"
+    "class _Session:\n"
+    "    def __init__(self, real):\n"
+    "        self.__dict__['_real'] = real\n"
+    "    def __getattr__(self, name):\n"
+    "        return getattr(self._real, name)\n"
+    "    def gethookproxy(self, path):\n"
+    "        return _Relay(self._real.gethookproxy(path))\n"
+    "def pytest_runtest_setup(item):\n"
+    "    if 'b_session' in item.nodeid:\n"
+    "        item.session = _Session(item.session)\n"
+    "def pytest_runtest_teardown(item):\n"
+    "    item.session = item.session.__dict__.get('_real', item.session)\n"
+)
+#: A plain call hook replaces the test function on the item and in its module alike (the
+#: end-of-session check compared the two and found them equal).
+MODULE_AND_OBJ = (
+    "def pytest_runtest_call(item):\n"
+    "    green = lambda *args, **kwargs: None\n"
+    "    setattr(item.module, item.originalname, green)\n"
+    "    item.obj = green\n"
+)
+#: A fixture swaps the code object of the test function: the item, the module and the
+#: function object are all what they were.
+CODE_SWAP = (
+    "import pytest\n\n"
+    "@pytest.fixture(autouse=True)\n"
+    "def _quiet(request):\n"
+    "    request.function.__code__ = (lambda: None).__code__\n"
+)
+
+ATTACKS: dict[str, tuple[str, str]] = {
+    # route: (the failing test's node id, what the finding names)
+    "a plain setup hook swaps the item's class": (
+        "a_class/test_a.py::test_broken", "its class replaced by pytest_runtest_setup"),
+    "a pytest_plugins module swaps the item's session": (
+        "b_session/test_b.py::test_broken", "item.session replaced by a _Session"),
+    "a plain call hook replaces the function on the item and in the module": (
+        "c_module/test_c.py::test_broken", "its test function (item.obj) replaced"),
+    "a fixture swaps the test function's code object": (
+        "d_code/test_d.py::test_broken", "the __code__ of its test function replaced"),
+}
+ATTACK_FILES = {
+    "a_class/conftest.py": CLASS_SWAP, "a_class/test_a.py": BROKEN,
+    "conftest.py": "pytest_plugins = ['s_helper']\n", "s_helper.py": SESSION_PLUGIN,
+    "b_session/test_b.py": BROKEN,
+    "c_module/conftest.py": MODULE_AND_OBJ, "c_module/test_c.py": BROKEN,
+    "d_code/conftest.py": CODE_SWAP, "d_code/test_d.py": BROKEN,
+}
+FILE_OF = {"a_class": "a_class/conftest.py", "b_session": "s_helper.py",
+           "c_module": "c_module/conftest.py", "d_code": "d_code/conftest.py"}
+
+#: What honest conftests do with the item every day: none of it is a finding.
+HONEST_CONFTEST = (
+    "import os\n"
+    "import pytest\n\n"
+    "_SEEN = pytest.StashKey[str]()\n\n"
+    "def pytest_configure(config):\n"
+    "    config.addinivalue_line('markers', 'slow: a slow test')\n\n"
+    "def pytest_runtest_setup(item):\n"
+    "    item.stash[_SEEN] = item.nodeid\n"
+    "    item.user_properties.append(('os', os.name))\n"
+    "    if item.get_closest_marker('slow') and not os.environ.get('RUN_SLOW'):\n"
+    "        pytest.skip('slow tests need RUN_SLOW')\n"
+    "    if item.name == 'test_known_bug':\n"
+    "        item.add_marker(pytest.mark.xfail(reason='known bug'))\n\n"
+    "def pytest_runtest_call(item):\n"
+    "    assert item.stash[_SEEN] == item.nodeid\n\n"
+    "def pytest_runtest_teardown(item):\n"
+    "    item.user_properties.append(('done', 'yes'))\n\n"
+    "@pytest.fixture\n"
+    "def value(request):\n"
+    "    request.node.user_properties.append(('value', 2))\n"
+    "    return 2\n"
+)
+HONEST_TESTS = (
+    "import unittest\n"
+    "import pytest\n\n"
+    "@pytest.mark.slow\n"
+    "def test_slow():\n"
+    "    assert 1 == 2\n\n"
+    "def test_known_bug():\n"
+    "    assert 1 == 2\n\n"
+    "def test_value(value):\n"
+    "    assert value == 2\n\n"
+    "@pytest.mark.parametrize('n', [1, 2])\n"
+    "def test_param(n):\n"
+    "    assert n > 0\n\n"
+    "class TestGrouped:\n"
+    "    def test_method(self):\n"
+    "        assert True\n\n"
+    "    @staticmethod\n"
+    "    def test_static():\n"
+    "        assert True\n\n"
+    "class Case(unittest.TestCase):\n"
+    "    def test_unittest(self):\n"
+    "        self.assertEqual(1, 1)\n\n"
+    "def test_subtests(subtests):\n"
+    "    for n in range(2):\n"
+    "        with subtests.test(n=n):\n"
+    "            assert n >= 0\n"
+)
+
+
+@dataclass(frozen=True)
+class Session:
+    project: Project
+    returncode: int
+    output: str
+    record: dict[str, Any]
+    junit: dict[str, str]  # node id -> passed / failure / error / skipped
+    verdict: tuple[int, dict[str, Any]]
+
+
+def _junit_outcomes(path: Path) -> dict[str, str]:
+    found: dict[str, str] = {}
+    # The file the session in this test's own temporary repository just wrote.
+    for case in ET.parse(path).getroot().iter("testcase"):  # noqa: S314
+        module = case.get("classname", "").replace(".", "/")
+        outcome = next((child.tag for child in case
+                        if child.tag in ("failure", "error", "skipped")), "passed")
+        found[f"{module}.py::{case.get('name')}"] = outcome
+    return found
+
+
+def _session(root: Path, files: dict[str, str]) -> Session:
+    project = new_project(root)
+    project.commit({"calc.py": CALC, "test_calc.py": PASSING, **files})
+    run = project.pytest()
+    verdict = project.verify("--test-evidence", str(project.evidence))
+    return Session(project, run.returncode, run.stdout, project.record(),
+                   _junit_outcomes(project.junit), verdict)
+
+
+@pytest.fixture(scope="module")
+def attacked(tmp_path_factory: pytest.TempPathFactory) -> Session:
+    return _session(tmp_path_factory.mktemp("attacked"), ATTACK_FILES)
+
+
+@pytest.fixture(scope="module")
+def honest(tmp_path_factory: pytest.TempPathFactory) -> Session:
+    return _session(tmp_path_factory.mktemp("honest"),
+                    {"conftest.py": HONEST_CONFTEST, "test_honest.py": HONEST_TESTS})
+
+
+def _findings(session: Session) -> list[dict[str, str]]:
+    found: list[dict[str, str]] = session.record["x-producer-inventory"]["findings"]
+    return found
+
+
+@pytest.mark.parametrize("route", list(ATTACKS))
+def test_an_item_write_that_greens_a_failing_test_is_named(attacked: Session, route: str) -> None:
+    node, named = ATTACKS[route]
+    # The attack works: pytest, the record's counts and the JUnit file all say passed.
+    assert attacked.returncode == 0, attacked.output
+    assert attacked.record["observed_value"]["failures"] == 0
+    assert attacked.junit[node] == "passed", attacked.junit
+    findings = [f for f in _findings(attacked)
+                if f["code"] == "item_state" and f["what"].startswith(node)]
+    assert any(named in f["what"] for f in findings), _findings(attacked)
+    assert {f["file"] for f in findings} == {FILE_OF[node.split("/", 1)[0]]}
+
+
+def test_the_gate_refuses_the_attacked_run(attacked: Session) -> None:
+    code, verdict = attacked.verdict
+    assert (code, verdict["state"]) == (1, "unverified")
+    assert "item.session replaced" in unmet(verdict)["producer_modified"]
+
+
+def test_a_report_turned_green_after_makereport_is_named(attacked: Session) -> None:
+    # The session swap's relay flips pytest's own report: the second line sees that too.
+    reports = [f for f in _findings(attacked) if f["code"] == "item_report"]
+    assert [f["what"] for f in reports] == [
+        "b_session/test_b.py::test_broken (call): its outcome changed from failed to passed"
+        " after makereport"]
+
+
+def test_control_honest_item_use_is_no_finding_and_verifies(honest: Session) -> None:
+    assert honest.returncode == 0, honest.output
+    assert _findings(honest) == []
+    inventory = honest.record["x-producer-inventory"]
+    assert (inventory["item_changes"], inventory["item_reports"]) == ([], [])
+    assert honest.junit["test_honest.py::test_slow"] == "skipped"
+    assert honest.junit["test_honest.py::test_known_bug"] == "skipped"  # xfail shows as such
+    code, verdict = honest.verdict
+    assert (code, verdict["state"], verdict["unmet"]) == (0, "verified", [])
+
+
+#: The code under test rewrites a test module when imported, and the rewritten module puts
+#: the commit's bytes back as pytest imports it (`tests/test_watch_wider.py` in one process).
+RESTORE_ON_IMPORT = (
+    "import pathlib\n"
+    "_file = pathlib.Path('test_z_broken.py')\n"
+    "_original = _file.read_text()\n"
+    "if '1 == 2' in _original:\n"
+    "    _file.write_text('import pathlib\\npathlib.Path(__file__).write_text(%r)\\n' % _original\n"
+    "                     + _original.replace('1 == 2', '1 == 1'))\n"
+)
+
+
+def test_under_xdist_the_workers_watch_reaches_the_controller(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    # One worker (`-n 1`) keeps the order of imports fixed; the routes are those a single
+    # process already catches: a module restored on import, an item's class swapped.
+    project = new_project(tmp_path_factory.mktemp("xdist"))
+    project.commit({
+        "calc.py": CALC + RESTORE_ON_IMPORT, "test_a.py": "import calc  # noqa: F401\n",
+        "test_z_broken.py": BROKEN, "a_class/conftest.py": CLASS_SWAP,
+        "a_class/test_swapped.py": BROKEN,
+    })
+    run = project.pytest("-n", "1")
+    assert run.returncode == 0, run.stdout  # both failing tests reported as passed
+    outcomes = _junit_outcomes(project.junit)
+    assert outcomes["test_z_broken.py::test_broken"] == "passed", outcomes
+    assert outcomes["a_class/test_swapped.py::test_broken"] == "passed", outcomes
+    findings = project.record()["x-producer-inventory"]["findings"]
+    shown = {(f["code"], f["file"]) for f in findings}
+    assert ("test_source", "test_z_broken.py") in shown, findings
+    assert ("item_state", "a_class/conftest.py") in shown, findings
+    code, verdict = project.verify("--test-evidence", str(project.evidence))
+    assert (code, verdict["state"]) == (1, "unverified")
+    assert "producer_modified" in unmet(verdict)
