@@ -38,8 +38,9 @@ from gate.evidence.git_diff import (
     contains_base,
     resolve_range,
 )
-from gate.evidence.git_probe import GitRunner, run_git
+from gate.evidence.git_probe import run_git
 from gate.evidence.git_submodules import inside, submodule_bumps
+from gate.evidence.git_tree import GitRunner
 from gate.evidence.interface import Collected, Collector
 
 

@@ -17,10 +17,10 @@ session's own outputs are not counted.
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable
 from pathlib import Path
 
-GitRunner = Callable[[Sequence[str], Path], bytes]
+from gate.evidence.git_tree import GitRunner
 
 GITLINK_MODE = b"160000"
 #: Directories of derived files that a clean checkout grows by running its tests.

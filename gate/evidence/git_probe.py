@@ -10,17 +10,15 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from gate.claim.commit import normalise_sha
 from gate.evidence.git_hidden import hidden_changes
+from gate.evidence.git_tree import GitRunner
 from gate.evidence.pytest_record import TreeState, commit_from_environment, dirty_paths
 
 GIT_TIMEOUT_S = 30
-
-GitRunner = Callable[[Sequence[str], Path], bytes]
-"""Runs `git ARGS` in a directory and returns stdout; raises OSError or CalledProcessError."""
 
 
 def git_environment(environ: Mapping[str, str]) -> dict[str, str]:
