@@ -17,6 +17,7 @@ from gate.claim.commit import normalise_sha
 from gate.evidence.git_hidden import hidden_changes
 from gate.evidence.git_tree import GitRunner
 from gate.evidence.pytest_record import TreeState, commit_from_environment, dirty_paths
+from gate.evidence.under_root import relative_under
 
 GIT_TIMEOUT_S = 30
 
@@ -51,13 +52,8 @@ def _why(exc: Exception) -> str:
 
 
 def _relative(paths: Iterable[Path], toplevel: Path) -> tuple[str, ...]:
-    found = []
-    for path in paths:
-        try:
-            found.append(path.resolve().relative_to(toplevel.resolve()).as_posix())
-        except ValueError:
-            continue  # outside the repository: git cannot list it
-    return tuple(found)
+    # A path outside the repository is left out: git cannot list it.
+    return tuple(name for path in paths if (name := relative_under(path, toplevel)) is not None)
 
 
 def probe_tree(
