@@ -29,6 +29,7 @@ POLICY_PATH = ".github/claim-policy.yml"
 REQUIRE = "id: f2p\nrequires: [test_run]\nfail_to_pass: require\n"
 F2P_WORKFLOW = ".github/workflows/f2p.yml"
 F2P_TEXT = "name: f2p\non: pull_request\njobs: {}\n"
+ARTIFACT_LISTING = "GET /repos/{owner}/{repo}/actions/runs/{run_id}/artifacts"
 #: The head's tests: test_case_0 is the fix's test.
 FIXED_TEST = "tests.test_app::test_case_0"
 
@@ -100,6 +101,9 @@ def test_a_trusted_runs_base_code_artifact_counts(github_hub: Hub, tmp_path: Pat
     chart = mermaid_block(files.summary.read_text("utf-8").split("### Time line", 1)[1])
     assert "evidence base-code run workflow run 'CI'" in chart
     assert "evidence fail-to-pass tests.test_app" in chart
+    # One artifact listing per run: the head's run (its base-code artifact found in the same
+    # listing as its JUnit, not listed again) and the base branch's baseline run.
+    assert s.hub.calls[ARTIFACT_LISTING] == 2
 
 
 def test_without_a_base_code_artifact_require_is_unverified(

@@ -57,11 +57,12 @@ def collect_base_code(
     items: list[EvidenceItem] = []
     problems: list[str] = []
     inputs: list[tuple[str, str]] = []
+    listed = dict(ci.listings)  # each run's artifacts, as collect_ci_evidence listed them
     with tempfile.TemporaryDirectory(dir=workdir) as scratch:
         for run, head in _head_files(ci).values():
             before: list[JUnitFile] = []
-            wanted = [a for a in api.artifacts(run.id)
-                      if any(fnmatchcase(a.name, p) for p in patterns)]
+            listing = listed[run.id] if run.id in listed else tuple(api.artifacts(run.id))
+            wanted = [a for a in listing if any(fnmatchcase(a.name, p) for p in patterns)]
             for artifact in wanted:
                 label = f"{run_label(run)} artifact {artifact.name!r}"
                 files, notes = read_artifact_junit(api, run, [artifact], Path(scratch),
