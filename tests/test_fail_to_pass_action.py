@@ -178,3 +178,22 @@ def test_a_base_code_report_of_another_head_does_not_count(
     result, _, summary = gate(s, tmp_path)
     assert (result.code, s.check().conclusion) == (1, "action_required"), summary
     assert "no_fail_to_pass" in summary
+
+
+def test_a_base_code_artifact_on_the_base_branch_is_never_its_baseline(
+        github_hub: Hub, tmp_path: Path) -> None:
+    # The base branch's push run holds only an artifact named like base-code-artifact-name
+    # (and like junit-*): it is no baseline JUnit, so no test of it counts as removed.
+    s = scenario(github_hub, claim_json([edit(at=T0 - timedelta(minutes=3))]),
+                 base_files={POLICY_PATH: REQUIRE}, baseline=())
+    at = T0 - timedelta(hours=3)
+    github_hub.add_workflow_run(
+        s.repo, head_sha=s.repo.branches["main"], event="push", head_branch="main",
+        path=".github/workflows/ci.yml", conclusion="success", run_started_at=at,
+        created_at=at, updated_at=at + timedelta(minutes=3), name="CI on main",
+        artifacts=[ArtifactSpec("junit-base-code", zip_bytes(
+            {"reports/base-code.xml": junit_xml(passed=4)}))])
+    add_test_run(s, base_code_xml(s.pull.base_sha, s.head.sha))
+    result, _, summary = gate(s, tmp_path)
+    assert "test_case_3" not in summary + result.stdout
+    assert "cannot be compared: it has no JUnit artifact" in result.stdout + summary
