@@ -197,3 +197,21 @@ def test_a_base_code_artifact_on_the_base_branch_is_never_its_baseline(
     result, _, summary = gate(s, tmp_path)
     assert "test_case_3" not in summary + result.stdout
     assert "cannot be compared: it has no JUnit artifact" in result.stdout + summary
+
+
+def test_a_coverage_file_beside_the_base_code_report_is_skipped_not_broken(
+        github_hub: Hub, tmp_path: Path) -> None:
+    # A file that is no JUnit report is skipped (a typed note), not a failure to read.
+    s = f2p_scenario(github_hub)
+    s.runs.append(s.hub.add_workflow_run(
+        s.repo, head_sha=s.head.sha, path=".github/workflows/ci.yml", pull_requests=[s.pull],
+        conclusion="success", run_started_at=T0 + timedelta(minutes=6),
+        created_at=T0 + timedelta(minutes=6), updated_at=T0 + timedelta(minutes=8),
+        artifacts=[ArtifactSpec("junit-results", zip_bytes(
+                       {"reports/junit.xml": junit_xml(commit=s.head.sha)})),
+                   ArtifactSpec("junit-base-code", zip_bytes(
+                       {"reports/base-code.xml": base_code_xml(s.pull.base_sha, s.head.sha),
+                        "reports/coverage.xml": '<coverage version="7"/>'}))]))
+    result, files, summary = gate(s, tmp_path)
+    assert (result.code, s.check().conclusion) == (0, "success"), summary
+    assert record_verdict(files)["x-fail-to-pass"] == [FIXED_TEST]

@@ -28,8 +28,6 @@ from gate.evidence.base_code_run import compare_runs
 from gate.evidence.github.api import GitHubApi
 from gate.evidence.github.ci_evidence import CiEvidence, read_artifact_junit, run_item
 
-_SKIPPED = "skipped, not a JUnit report"
-
 
 @dataclass(frozen=True)
 class BaseCodeRead:
@@ -67,7 +65,7 @@ def collect_base_code(
                 label = f"{run_label(run)} artifact {artifact.name!r}"
                 files, notes = read_artifact_junit(api, run, [artifact], Path(scratch),
                                                    identities=identities)
-                broken = [n for n in notes if not n.startswith(_SKIPPED)]
+                broken = [n.text for n in notes if not n.skipped]
                 if broken or not files:
                     problems.append(f"{label} could not be read as the run over the base's"
                                     f" code: {'; '.join(broken) or 'it holds no JUnit XML file'}")

@@ -111,7 +111,7 @@ def compare_test_sets(
             base_files, notes = read_artifact_junit(api, baseline, base.artifacts.get(
                 baseline.id, ()), Path(scratch), identities=cap)
             if not base_files:
-                why = "; ".join(notes) or "it has no JUnit artifact"
+                why = "; ".join(n.text for n in notes) or "it has no JUnit artifact"
                 return TestSetComparison(
                     workflow, baseline, comparable=False, note=f"the base branch's"
                     f" {run_label(baseline)} cannot be compared: {why}")

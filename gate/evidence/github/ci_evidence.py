@@ -300,6 +300,15 @@ class _Found:
                                for f in result.junit.files)
 
 
+@dataclass(frozen=True)
+class ReadNote:
+    """Why part of an artifact gave no JUnit file: `skipped`, a file that is no JUnit report
+    (coverage.xml beside the reports), is not a failure to read the artifact."""
+
+    text: str
+    skipped: bool = False
+
+
 def read_artifact_junit(
     api: GitHubApi,
     run: WorkflowRun,
@@ -307,15 +316,15 @@ def read_artifact_junit(
     scratch: Path,
     max_bytes: int = MAX_ARTIFACT_BYTES,
     identities: int | None = None,
-) -> tuple[list[JUnitFile], list[str]]:
+) -> tuple[list[JUnitFile], list[ReadNote]]:
     """The JUnit files of one run's JUnit artifacts (a baseline; already listed and matched
     by name), and why any are missing."""
     files: list[JUnitFile] = []
-    notes: list[str] = []
+    notes: list[ReadNote] = []
     for artifact in artifacts:
         label = f"{run_label(run)} artifact {artifact.name!r}"
         if artifact.expired:
-            notes.append(f"{label} has expired")
+            notes.append(ReadNote(f"{label} has expired"))
             continue
         try:
             data = api.download_artifact(artifact, max_bytes)
@@ -325,9 +334,9 @@ def read_artifact_junit(
                     files.append(read_junit_file(member.path, (), source=f"{label}: {member.name}",
                                                  identities=identities))
                 except NotJUnit as exc:  # coverage.xml beside the reports: not a test file
-                    notes.append(f"skipped, not a JUnit report: {exc}")
+                    notes.append(ReadNote(f"skipped, not a JUnit report: {exc}", skipped=True))
         except (CouldNotDecide, InvalidInput) as exc:  # a baseline never blocks: it is noted
-            notes.append(f"{label}: {exc}")
+            notes.append(ReadNote(f"{label}: {exc}"))
     return files, notes
 
 
