@@ -55,10 +55,12 @@ class BranchChanges:
     base: str
     head: str = "HEAD"
     claim: Path | None = None
+    #: The range already resolved by the caller (`verify` resolves it once for the subject).
+    resolved: DiffRange | None = None
 
     def collect(self, loaded: LoadedClaim, policy: Policy) -> Collected:
         try:
-            resolved = resolve_range(self.repo, self.base, self.head)
+            resolved = self.resolved or resolve_range(self.repo, self.base, self.head)
             changes = changed_in(resolved)
             contained, merged = contains_base(resolved)
             bumped = [p for b in submodule_bumps(resolved) for p in inside(b, resolved.toplevel)]
