@@ -30,6 +30,7 @@ from gate.report.renderers import FORMATS, RenderInput, render
 
 if TYPE_CHECKING:
     from gate.claim.review_facts import Acceptances
+    from gate.evidence.git_diff import DiffRange
     from gate.evidence.probe.observe import ProbeIO
 
 # The collectors of JUnit files, live probes and the branch's change (with their parsers,
@@ -203,8 +204,9 @@ def run(
 
 def verify_collectors(
     options: VerifyOptions, probe_io: ProbeIO | None
-) -> tuple[list[Collector], ProbeIO | None]:
-    """What `claim-gate verify` observes: records, live probes, JUnit files, in that order."""
+) -> tuple[list[Collector], ProbeIO | None, DiffRange | None]:
+    """What `claim-gate verify` observes: records, live probes, JUnit files, in that order;
+    with `--diff-base`, the range resolved once for the change's collector and the subject."""
     collectors: list[Collector] = [OperatorRecords(options.evidence, options.head_sha,
                                                    options.test_evidence)]
     io = None
@@ -220,27 +222,34 @@ def verify_collectors(
         collectors.append(JUnitFiles(options.junit, options.head_sha, options.junit_max_bytes,
                                      options.base_junit, options.base_code_junit,
                                      options.test_exit_status))
-    return with_git_sources(collectors, options), io
+    collectors, resolved = with_git_sources(collectors, options)
+    return collectors, io, resolved
 
 
-def with_git_sources(collectors: list[Collector], options: VerifyOptions) -> list[Collector]:
-    """`--diff-base`: the test runs are the test job's, judged against the branch's diff;
-    `--base-junit`: the head's tests against the base branch's report."""
-    if options.diff_base is not None:
-        from gate.evidence.branch_changes import BranchChanges, MadeByTheTestJob
-        from gate.evidence.probe.collect import Probes
-
-        collectors = [
-            c if isinstance(c, Probes) else MadeByTheTestJob(c) for c in collectors
-        ]
-        head = options.head_sha or "HEAD"
-        collectors.append(BranchChanges(options.repo or Path(), options.diff_base, head,
-                                        options.claim))
+def with_git_sources(collectors: list[Collector], options: VerifyOptions
+                     ) -> tuple[list[Collector], DiffRange | None]:
+    """`--diff-base`: the test runs are the test job's, judged against the branch's diff
+    (the range resolved here, once); `--base-junit`: the head's tests against the base
+    branch's report."""
     if options.base_junit and not options.junit:  # JUnitFiles compares the two
         raise UsageError("--base-junit needs --junit: the head's report to compare with")
     if options.base_code_junit and not options.junit:
         raise UsageError("--base-code-junit needs --junit: the head's report to compare with")
-    return collectors
+    if options.diff_base is None:
+        return collectors, None
+    from gate.evidence.branch_changes import BranchChanges, MadeByTheTestJob
+    from gate.evidence.git_diff import GitDiffError, resolve_range
+    from gate.evidence.probe.collect import Probes
+
+    head = options.head_sha or "HEAD"
+    try:
+        resolved = resolve_range(options.repo or Path(), options.diff_base, head)
+    except GitDiffError as exc:
+        raise InvalidInput(f"--diff-base {options.diff_base}", None, str(exc)) from None
+    collectors = [c if isinstance(c, Probes) else MadeByTheTestJob(c) for c in collectors]
+    collectors.append(BranchChanges(options.repo or Path(), options.diff_base, head,
+                                    options.claim, resolved))
+    return collectors, resolved
 
 
 def run_verify_command(
@@ -271,19 +280,12 @@ def run_verify(
     return verify_loaded(loaded, options, now, probe_io)
 
 
-def command_line_subject(options: VerifyOptions, loaded: LoadedClaim) -> Subject:
+def command_line_subject(options: VerifyOptions, loaded: LoadedClaim,
+                         resolved: DiffRange | None) -> Subject:
     """What `verify` decides: the claim's digest, the head commit (`--head-sha`) and, with
-    `--diff-base`, the merge base the change is measured from."""
-    base_sha = None
-    if options.diff_base is not None:
-        from gate.evidence.git_diff import GitDiffError, resolve_range
-
-        try:
-            base_sha = resolve_range(options.repo or Path(), options.diff_base,
-                                     options.head_sha or "HEAD").merge_base
-        except GitDiffError as exc:
-            raise InvalidInput(f"--diff-base {options.diff_base}", None, str(exc)) from None
-    return Subject(head_sha=options.head_sha, base_ref=options.diff_base, base_sha=base_sha,
+    `--diff-base`, the merge base the change is measured from (`resolved`)."""
+    return Subject(head_sha=options.head_sha, base_ref=options.diff_base,
+                   base_sha=resolved.merge_base if resolved is not None else None,
                    claim_sha256=loaded.document.sha256)
 
 
@@ -292,10 +294,11 @@ def verify_loaded(
 ) -> VerifyResult:
     """Collect, decide and render for a claim already loaded."""
     policy = choose_policy(options.policy, options.trusted_verifiers)
-    collectors, io = verify_collectors(options, probe_io)
+    collectors, io, resolved = verify_collectors(options, probe_io)
     fixed = options.now or now
     clock = (lambda: fixed) if options.now or io is None else io.clock
-    decision = run(loaded, policy, collectors, clock, command_line_subject(options, loaded))
+    subject = command_line_subject(options, loaded, resolved)
+    decision = run(loaded, policy, collectors, clock, subject)
     given = RenderInput(loaded, decision.verdict, junit=decision.observed.junit)
     output = render(options.format, given)
     return VerifyResult(loaded, decision.verdict, output, decision.observed.inputs,

@@ -29,6 +29,7 @@ POLICY_PATH = ".github/claim-policy.yml"
 REQUIRE = "id: f2p\nrequires: [test_run]\nfail_to_pass: require\n"
 F2P_WORKFLOW = ".github/workflows/f2p.yml"
 F2P_TEXT = "name: f2p\non: pull_request\njobs: {}\n"
+ARTIFACT_LISTING = "GET /repos/{owner}/{repo}/actions/runs/{run_id}/artifacts"
 #: The head's tests: test_case_0 is the fix's test.
 FIXED_TEST = "tests.test_app::test_case_0"
 
@@ -100,6 +101,9 @@ def test_a_trusted_runs_base_code_artifact_counts(github_hub: Hub, tmp_path: Pat
     chart = mermaid_block(files.summary.read_text("utf-8").split("### Time line", 1)[1])
     assert "evidence base-code run workflow run 'CI'" in chart
     assert "evidence fail-to-pass tests.test_app" in chart
+    # One artifact listing per run: the head's run (its base-code artifact found in the same
+    # listing as its JUnit, not listed again) and the base branch's baseline run.
+    assert s.hub.calls[ARTIFACT_LISTING] == 2
 
 
 def test_without_a_base_code_artifact_require_is_unverified(
@@ -174,3 +178,40 @@ def test_a_base_code_report_of_another_head_does_not_count(
     result, _, summary = gate(s, tmp_path)
     assert (result.code, s.check().conclusion) == (1, "action_required"), summary
     assert "no_fail_to_pass" in summary
+
+
+def test_a_base_code_artifact_on_the_base_branch_is_never_its_baseline(
+        github_hub: Hub, tmp_path: Path) -> None:
+    # The base branch's push run holds only an artifact named like base-code-artifact-name
+    # (and like junit-*): it is no baseline JUnit, so no test of it counts as removed.
+    s = scenario(github_hub, claim_json([edit(at=T0 - timedelta(minutes=3))]),
+                 base_files={POLICY_PATH: REQUIRE}, baseline=())
+    at = T0 - timedelta(hours=3)
+    github_hub.add_workflow_run(
+        s.repo, head_sha=s.repo.branches["main"], event="push", head_branch="main",
+        path=".github/workflows/ci.yml", conclusion="success", run_started_at=at,
+        created_at=at, updated_at=at + timedelta(minutes=3), name="CI on main",
+        artifacts=[ArtifactSpec("junit-base-code", zip_bytes(
+            {"reports/base-code.xml": junit_xml(passed=4)}))])
+    add_test_run(s, base_code_xml(s.pull.base_sha, s.head.sha))
+    result, _, summary = gate(s, tmp_path)
+    assert "test_case_3" not in summary + result.stdout
+    assert "cannot be compared: it has no JUnit artifact" in result.stdout + summary
+
+
+def test_a_coverage_file_beside_the_base_code_report_is_skipped_not_broken(
+        github_hub: Hub, tmp_path: Path) -> None:
+    # A file that is no JUnit report is skipped (a typed note), not a failure to read.
+    s = f2p_scenario(github_hub)
+    s.runs.append(s.hub.add_workflow_run(
+        s.repo, head_sha=s.head.sha, path=".github/workflows/ci.yml", pull_requests=[s.pull],
+        conclusion="success", run_started_at=T0 + timedelta(minutes=6),
+        created_at=T0 + timedelta(minutes=6), updated_at=T0 + timedelta(minutes=8),
+        artifacts=[ArtifactSpec("junit-results", zip_bytes(
+                       {"reports/junit.xml": junit_xml(commit=s.head.sha)})),
+                   ArtifactSpec("junit-base-code", zip_bytes(
+                       {"reports/base-code.xml": base_code_xml(s.pull.base_sha, s.head.sha),
+                        "reports/coverage.xml": '<coverage version="7"/>'}))]))
+    result, files, summary = gate(s, tmp_path)
+    assert (result.code, s.check().conclusion) == (0, "success"), summary
+    assert record_verdict(files)["x-fail-to-pass"] == [FIXED_TEST]

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import pytest
 
+from gate.claim.fail_to_pass import FailToPass
 from gate.claim.model import VerdictState
+from gate.engine import fail_to_pass
 from tests.test_timeline_fail_to_pass import BASE, base_code_rows, decided
 from tests.timeline_picture import HEAD
 
@@ -32,3 +34,20 @@ def test_a_base_code_run_is_bound_to_the_base_or_the_merge_base(
 def test_without_a_comparison_only_the_base_commit_counts() -> None:
     assert decided((MERGE_BASE, HEAD))[0] is VerdictState.UNVERIFIED
     assert decided((BASE, HEAD))[0] is VerdictState.VERIFIED
+
+
+@pytest.mark.parametrize("mode", [FailToPass.REPORT, FailToPass.REQUIRE])
+def test_the_binding_is_judged_once_per_decision(
+        mode: FailToPass, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The rule, the counted tests and the report read one judgement (they judged it 3 times).
+    calls: list[object] = []
+    judge = fail_to_pass._bound_problem
+
+    def counted(found: object, facts: object) -> str | None:
+        calls.append(found)
+        return judge(found, facts)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(fail_to_pass, "_bound_problem", counted)
+    expected = VerdictState.UNVERIFIED if mode is FailToPass.REQUIRE else VerdictState.VERIFIED
+    assert decided((OTHER, HEAD), mode=mode)[0] is expected
+    assert len(calls) == 1

@@ -144,7 +144,7 @@ def test_a_file_is_installed_only_with_the_bytes_its_record_lists(tmp_path: Path
 def test_control_pytest_itself_is_installed_by_content() -> None:
     import _pytest.runner
 
-    from gate.evidence.pytest_watch import site_dirs
+    from gate.evidence.interpreter_dirs import site_dirs
 
     path = Path(_pytest.runner.__file__).resolve()
     site = next(d for d in site_dirs() if path.is_relative_to(d))

@@ -14,6 +14,9 @@ from gate.claim.facts import JUNIT_REPORT_FIELD
 PLUGIN_VERIFIER_PREFIX = "claim-gate/pytest@"
 #: The plugin's inventory of what could have rewritten results (gate/evidence/producer_inventory).
 INVENTORY_FIELD = "x-producer-inventory"
+#: What ended the plugin's session early (its observed `interrupted` is true), in its record
+#: and in the evidence read from its JUnit file.
+INTERRUPTED_FIELD = "x-interrupted-by"
 #: The plugin's version, beside pytest's and Python's.
 PLUGIN_VERSION_FIELD = "x-plugin-version"
 #: Fields only the plugin writes: a record holding one was written in the test job.

@@ -159,6 +159,7 @@ def decide(claim: Claim, facts: Facts, policy: Policy, now: datetime) -> Verdict
     policy = policy.tightened_by(claim.policy)
     items = _items(claim, facts, policy)
     facts = judge_base_code_runs(facts, partial(_observed, facts=facts, policy=policy))
+    base_code = judged_base_code(facts, policy)  # once: the rule, the report, the count
     known = {mutation.id: mutation for mutation in claim.mutations}
     code_change = tuple(m.id for m in claim.mutations if m.kind in policy.code_change_kinds)
     readings = tuple(
@@ -184,7 +185,7 @@ def decide(claim: Claim, facts: Facts, policy: Policy, now: datetime) -> Verdict
           for check in policy.requires),
         *rule_judgements(facts, policy),
         *claim_judgements(claim, facts, policy),
-        *fail_to_pass_judgements(claim, facts, policy),
+        *fail_to_pass_judgements(claim, base_code, policy),
         *superseded(facts),
         *reading_judgements(facts.change, items),
         *channel_judgements(items),
@@ -193,8 +194,8 @@ def decide(claim: Claim, facts: Facts, policy: Policy, now: datetime) -> Verdict
         judgements.append(_NOTHING_OBSERVED)
     skew = skew_notes(items, [r.covers for r in readings], known, code_change, facts.subject)
     verdict = _verdict(claim, policy, now, items, readings, tuple(judgements))
-    return replace(verdict, fail_to_pass=counted_fail_to_pass(facts, policy),
-                   base_code=judged_base_code(facts, policy),
+    return replace(verdict, fail_to_pass=counted_fail_to_pass(base_code),
+                   base_code=base_code,
                    notes=(*skew, *(j.note for j in judgements if j.note)))
 
 

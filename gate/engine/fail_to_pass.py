@@ -99,17 +99,16 @@ def _listing(found: BaseCodeComparison) -> str:
     return "fail-to-pass (" + found.source + "): " + "; ".join(parts)
 
 
-def counted_fail_to_pass(facts: Facts, policy: Policy) -> tuple[str, ...]:
-    """The fail-to-pass tests that count: from a run bound to this head, unless `off`."""
-    found = facts.base_code
-    if policy.fail_to_pass.mode is FailToPass.OFF or found is None:
-        return ()
-    return () if _bound_problem(found, facts) is not None else found.fail_to_pass
+def counted_fail_to_pass(judged: BaseCodeComparison | None) -> tuple[str, ...]:
+    """The fail-to-pass tests that count: from `judged_base_code`'s comparison, when it is
+    bound to this head (no problem); none when there is none or the policy is `off`."""
+    return () if judged is None or judged.problem is not None else judged.fail_to_pass
 
 
 def judged_base_code(facts: Facts, policy: Policy) -> BaseCodeComparison | None:
-    """The run over the base's code with why it does not count (None: it counts), for the
-    report; None when there is none or the policy does not look (`off`)."""
+    """The run over the base's code with why it does not count (None: it counts), judged
+    once per decision for the report, the judgement and the counted tests; None when there
+    is none or the policy does not look (`off`)."""
     found = facts.base_code
     if policy.fail_to_pass.mode is FailToPass.OFF or found is None:
         return None
@@ -124,12 +123,13 @@ def earned_levels(verdicts: Sequence[Verdict]) -> tuple[str, ...]:
     return (FAIL_TO_PASS_LEVEL,) if earned else ()
 
 
-def fail_to_pass_judgements(claim: Claim, facts: Facts, policy: Policy) -> list[Judgement]:
+def fail_to_pass_judgements(claim: Claim, found: BaseCodeComparison | None, policy: Policy
+                            ) -> list[Judgement]:
+    """The rule over `judged_base_code`'s comparison (its `problem`: why it does not count)."""
     mode = policy.fail_to_pass.mode
-    found = facts.base_code
     if mode is FailToPass.OFF:
         return []
-    problem = _bound_problem(found, facts) if found is not None else None
+    problem = found.problem if found is not None else None
     # What the check lists when the run counts (a bound run over the base's code).
     listing = _listing(found) if found is not None and problem is None else None
     if mode is FailToPass.REPORT:

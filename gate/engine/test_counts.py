@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from gate.claim.model import JSON, CheckType, Evidence
+from gate.claim.test_job import INTERRUPTED_FIELD
 from gate.claim.wording import plural
 from gate.engine.results import Problem
 
@@ -35,8 +36,6 @@ SELECTION_FIELD = "x-selection"
 #: project's own definition of its suite; an edit to that file is the evidence chain's rule.
 CONFIGURED_FIELD = "x-selection-configured"
 TEST_PATHS_FIELD = "x-test-paths"
-#: Where the pytest plugin says what ended its session early (observed `interrupted`: true).
-INTERRUPTED_FIELD = "x-interrupted-by"
 #: How many unfinished tests a message names.
 _NAMED = 5
 

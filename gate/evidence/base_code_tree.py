@@ -17,7 +17,8 @@ from pathlib import Path
 
 from gate.claim.fail_to_pass import MARKER_PATH, BaseCodePlan, FailToPassPolicy, plan_base_code
 from gate.evidence.git_diff import changed_in, resolve_range
-from gate.evidence.git_probe import GitRunner, run_git
+from gate.evidence.git_probe import run_git
+from gate.evidence.git_tree import GitRunner
 
 MAX_MARKER_BYTES = 4 << 20
 

@@ -38,8 +38,9 @@ from gate.evidence.git_diff import (
     contains_base,
     resolve_range,
 )
-from gate.evidence.git_probe import GitRunner, run_git
+from gate.evidence.git_probe import run_git
 from gate.evidence.git_submodules import inside, submodule_bumps
+from gate.evidence.git_tree import GitRunner
 from gate.evidence.interface import Collected, Collector
 
 
@@ -54,10 +55,12 @@ class BranchChanges:
     base: str
     head: str = "HEAD"
     claim: Path | None = None
+    #: The range already resolved by the caller (`verify` resolves it once for the subject).
+    resolved: DiffRange | None = None
 
     def collect(self, loaded: LoadedClaim, policy: Policy) -> Collected:
         try:
-            resolved = resolve_range(self.repo, self.base, self.head)
+            resolved = self.resolved or resolve_range(self.repo, self.base, self.head)
             changes = changed_in(resolved)
             contained, merged = contains_base(resolved)
             bumped = [p for b in submodule_bumps(resolved) for p in inside(b, resolved.toplevel)]

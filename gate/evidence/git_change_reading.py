@@ -16,24 +16,18 @@ from gate.claim.change_facts import ChangeReading
 from gate.claim.diff_facts import ChangedPath, ChangeStatus
 from gate.evidence.change_reach import UnreadableFile, read_change, readable
 from gate.evidence.git_diff import DiffRange
-from gate.evidence.git_probe import GitRunner, run_git
+from gate.evidence.git_probe import run_git
+from gate.evidence.git_tree import GitRunner, TreeEntry, ls_tree
 
 _FILE_MODES = frozenset({"100644", "100755"})
 
 
-def _modes(resolved: DiffRange, paths: Sequence[str], run: GitRunner) -> dict[str, str]:
-    """path -> (mode, object id) of each path at HEAD, in one `git ls-tree`."""
+def _entries(resolved: DiffRange, paths: Sequence[str], run: GitRunner) -> dict[str, TreeEntry]:
+    """Each path's entry at HEAD, from `git ls-tree`."""
     try:
-        out = run(["ls-tree", "-z", "--full-tree", resolved.head, "--", *paths],
-                  resolved.toplevel)
+        return ls_tree(run, resolved.toplevel, resolved.head, paths, full_tree=True)
     except (OSError, subprocess.SubprocessError) as exc:
         raise UnreadableFile(f"git ls-tree failed: {exc}") from None
-    found: dict[str, str] = {}
-    for entry in out.decode("utf-8", "surrogateescape").split("\0"):
-        meta, _, path = entry.partition("\t")
-        if path:
-            found[path] = meta
-    return found
 
 
 def read_git_change(resolved: DiffRange, changes: Sequence[ChangedPath],
@@ -43,23 +37,22 @@ def read_git_change(resolved: DiffRange, changes: Sequence[ChangedPath],
     source = f"git diff {resolved.merge_base[:12]}...{resolved.head[:12]}"
     readable_paths = [p for p in wanted if readable(p)]
     try:
-        modes = _modes(resolved, readable_paths, run) if readable_paths else {}
+        entries = _entries(resolved, readable_paths, run) if readable_paths else {}
     except UnreadableFile as exc:
         problem = str(exc)
-        modes = {}
+        entries = {}
     else:
         problem = ""
 
     def fetch(path: str) -> bytes:
-        meta = modes.get(path)
-        if meta is None:
+        entry = entries.get(path)
+        if entry is None:
             raise UnreadableFile(problem or "not found at the head commit")
-        mode, kind, oid = [*meta.split(" "), "", "", ""][:3]
-        if kind != "blob" or mode not in _FILE_MODES:
-            raise UnreadableFile(f"not a regular file at the head commit (mode {mode}): what"
-                                 " it points to is not read")
+        if entry.kind != "blob" or entry.mode not in _FILE_MODES:
+            raise UnreadableFile(f"not a regular file at the head commit (mode {entry.mode}):"
+                                 " what it points to is not read")
         try:
-            return run(["cat-file", "blob", oid], resolved.toplevel)
+            return run(["cat-file", "blob", entry.oid], resolved.toplevel)
         except (OSError, subprocess.SubprocessError) as exc:
             raise UnreadableFile(f"git cat-file failed: {exc}") from None
 

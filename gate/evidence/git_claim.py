@@ -22,7 +22,7 @@ from gate.claim.jsondoc import read_capped
 from gate.claim.loader import LoadedClaim, parse_claim_bytes
 
 if TYPE_CHECKING:
-    from gate.evidence.git_probe import GitRunner
+    from gate.evidence.git_tree import GitRunner
 
 #: git's mode for a regular file (executable or not) in a tree.
 _REGULAR_MODES = (b"100644", b"100755")
@@ -82,6 +82,8 @@ def read_committed_claim(repo: Path, claim: Path, commit: str,
     path is not a regular file there."""
     import subprocess
 
+    from gate.evidence.git_tree import ls_tree
+
     top, path = _in_repository(repo, claim, run)
     try:
         run(["cat-file", "-e", f"{commit}^{{commit}}"], top)
@@ -91,12 +93,12 @@ def read_committed_claim(repo: Path, claim: Path, commit: str,
             "check out (or fetch) the commit under review in the gate's clone",
         ) from None
     try:
-        listing = run(["ls-tree", "-z", "--full-tree", commit, "--", path], top)
+        entry = ls_tree(run, top, commit, [path], full_tree=True).get(path)
     except (OSError, subprocess.SubprocessError) as exc:
         raise InvalidInput(str(top), None, f"git ls-tree failed: {exc}") from None
-    if not listing:
+    if entry is None:
         return CommittedClaim(path, commit, None)
-    mode = listing.split(b" ", 1)[0]
+    mode = entry.mode.encode("ascii")
     if mode not in _REGULAR_MODES:
         raise InvalidInput(f"{path}@{commit[:12]}", None,
                            f"the claim is not a regular file in the commit (mode {mode!r})",

@@ -22,7 +22,8 @@ from pathlib import Path
 
 from gate.claim.diff_facts import ChangedPath, ChangeStatus
 from gate.claim.timefmt import TimestampError, parse_rfc3339
-from gate.evidence.git_probe import GitRunner, run_git
+from gate.evidence.git_probe import run_git
+from gate.evidence.git_tree import GitRunner
 
 
 class GitDiffError(Exception):

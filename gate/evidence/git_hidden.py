@@ -17,10 +17,11 @@ session's own outputs are not counted.
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable
 from pathlib import Path
 
-GitRunner = Callable[[Sequence[str], Path], bytes]
+from gate.evidence.git_tree import GitRunner
+from gate.evidence.under_root import relative_under
 
 GITLINK_MODE = b"160000"
 #: Directories of derived files that a clean checkout grows by running its tests.
@@ -59,20 +60,15 @@ def _derived(path: str) -> bool:
 
 
 def _pathspecs(toplevel: Path, rootdir: Path, roots: Iterable[Path]) -> list[str]:
-    top = toplevel.resolve()
     specs: list[str] = []
-    try:
-        base = rootdir.resolve().relative_to(top).as_posix()
-    except ValueError:
+    base = relative_under(rootdir, toplevel)
+    if base is None:
         return specs
     prefix = "" if base == "." else f"{base}/"
     specs.append(f":(glob){prefix}*.py")  # the rootdir's top-level modules
     specs.append(f":(glob){prefix}*.pth")
-    for root in roots:
-        try:
-            specs.append(root.resolve().relative_to(top).as_posix())
-        except ValueError:
-            continue  # outside the repository: nothing git can say
+    # A root outside the repository is left out: nothing git can say.
+    specs.extend(name for root in roots if (name := relative_under(root, toplevel)) is not None)
     return specs
 
 

@@ -10,19 +10,18 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gate.claim.commit import normalise_sha
+from gate.evidence.git_tree import GitRunner
+from gate.evidence.under_root import relative_under
 
 if TYPE_CHECKING:
     from gate.evidence.pytest_record import TreeState
 
 GIT_TIMEOUT_S = 30
-
-GitRunner = Callable[[Sequence[str], Path], bytes]
-"""Runs `git ARGS` in a directory and returns stdout; raises OSError or CalledProcessError."""
 
 
 def git_environment(environ: Mapping[str, str]) -> dict[str, str]:
@@ -55,13 +54,8 @@ def _why(exc: Exception) -> str:
 
 
 def _relative(paths: Iterable[Path], toplevel: Path) -> tuple[str, ...]:
-    found = []
-    for path in paths:
-        try:
-            found.append(path.resolve().relative_to(toplevel.resolve()).as_posix())
-        except ValueError:
-            continue  # outside the repository: git cannot list it
-    return tuple(found)
+    # A path outside the repository is left out: git cannot list it.
+    return tuple(name for path in paths if (name := relative_under(path, toplevel)) is not None)
 
 
 def probe_tree(

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gate.evidence.git_diff import DiffRange, GitDiffError, GitUnavailable
-from gate.evidence.git_probe import GitRunner, run_git
+from gate.evidence.git_probe import run_git
+from gate.evidence.git_tree import GitRunner
 
 _GITLINK = "160000"
 _NO_COMMIT = "0" * 40

@@ -48,6 +48,7 @@ from gate.claim.model import JSON, CheckType, Claim, Evidence, Verifier, Verifie
 from gate.claim.policy import Policy
 from gate.claim.policy_parse import test_names
 from gate.claim.subject import Binding
+from gate.claim.test_job import INTERRUPTED_FIELD
 from gate.claim.timefmt import format_rfc3339
 from gate.claim.wording import plural
 from gate.evidence.base_code_run import compare_base_code
@@ -193,7 +194,7 @@ def observed_value(run: JUnitRun) -> dict[str, JSON]:
 def _interrupted_by(run: JUnitRun) -> dict[str, JSON]:
     said = [f"{file.path}: {file.plugin_interrupted}" for file in run.files
             if file.plugin_interrupted]
-    return {"x-interrupted-by": "; ".join(said[:3])} if said else {}
+    return {INTERRUPTED_FIELD: "; ".join(said[:3])} if said else {}
 
 
 def _file_json(file: JUnitFile) -> dict[str, JSON]:

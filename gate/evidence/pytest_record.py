@@ -15,6 +15,8 @@ from enum import IntEnum
 from typing import Any
 
 from gate.claim.commit import normalise_sha
+from gate.claim.facts import JUNIT_REPORT_FIELD
+from gate.claim.test_job import INTERRUPTED_FIELD
 from gate.claim.timefmt import format_rfc3339
 from gate.evidence.producer_inventory import INVENTORY_FIELD, describe
 
@@ -26,11 +28,7 @@ MAX_LISTED_TESTS = 100
 MAX_NODE_ID_CHARS = 500
 MAX_LISTED_DIRTY_PATHS = 20
 
-#: The record's field naming the JUnit file written by the same run (path, sha256, totals).
-JUNIT_REPORT_FIELD = "x-junit-report"
 MAX_INVENTORY_PROPERTIES = 50
-#: The record's field saying what ended the session early (its observed `interrupted` is true).
-INTERRUPTED_FIELD = "x-interrupted-by"
 
 #: What a passing run looks like; the observed totals use the JUnit reader's keys.
 EXPECTED = {"failures": 0, "errors": 0}

@@ -118,7 +118,7 @@ class Snapshot:
                 and tuple(map(id, self.namespace.values())) == self.values
                 and tuple(map(id, map(_CODE, self.functions))) == self.codes
             )
-        except KeyError:
+        except RuntimeError:
             return False  # a watched name was removed
 
     def differences(self) -> list[tuple[str, str, object]]:

@@ -28,8 +28,6 @@ from gate.evidence.base_code_run import compare_runs
 from gate.evidence.github.api import GitHubApi
 from gate.evidence.github.ci_evidence import CiEvidence, read_artifact_junit, run_item
 
-_SKIPPED = "skipped, not a JUnit report"
-
 
 @dataclass(frozen=True)
 class BaseCodeRead:
@@ -57,16 +55,17 @@ def collect_base_code(
     items: list[EvidenceItem] = []
     problems: list[str] = []
     inputs: list[tuple[str, str]] = []
+    listed = dict(ci.listings)  # each run's artifacts, as collect_ci_evidence listed them
     with tempfile.TemporaryDirectory(dir=workdir) as scratch:
         for run, head in _head_files(ci).values():
             before: list[JUnitFile] = []
-            wanted = [a for a in api.artifacts(run.id)
-                      if any(fnmatchcase(a.name, p) for p in patterns)]
+            listing = listed[run.id] if run.id in listed else tuple(api.artifacts(run.id))
+            wanted = [a for a in listing if any(fnmatchcase(a.name, p) for p in patterns)]
             for artifact in wanted:
                 label = f"{run_label(run)} artifact {artifact.name!r}"
                 files, notes = read_artifact_junit(api, run, [artifact], Path(scratch),
                                                    identities=identities)
-                broken = [n for n in notes if not n.startswith(_SKIPPED)]
+                broken = [n.text for n in notes if not n.skipped]
                 if broken or not files:
                     problems.append(f"{label} could not be read as the run over the base's"
                                     f" code: {'; '.join(broken) or 'it holds no JUnit XML file'}")

@@ -67,9 +67,11 @@ def _bound(run: WorkflowRun, sha: str, branch: str) -> bool:
 
 
 def read_base_commit(api: GitHubApi, candidates: Sequence[str | None], branch: str,
-                     patterns: Sequence[str]) -> BaseCommit:
+                     patterns: Sequence[str], exclude: Sequence[str] = ()) -> BaseCommit:
     """The first candidate commit (the base SHA, then the merge base) with a bound push run;
-    one listing per candidate asked, and the artifact list of each bound run."""
+    one listing per candidate asked, and the artifact list of each bound run. An artifact
+    named like `exclude` (the run over the base's code, `base-code-artifact-name`) is never
+    the base's JUnit, however like the patterns it is named."""
     for sha in dict.fromkeys(c for c in candidates if c):
         runs: dict[str, WorkflowRun] = {}
         for run in sorted(api.workflow_runs(sha), key=lambda r: (r.created_at, r.id),
@@ -79,7 +81,8 @@ def read_base_commit(api: GitHubApi, candidates: Sequence[str | None], branch: s
         if runs:
             bound = list(runs.values()) if patterns else []
             artifacts = {run.id: tuple(a for a in listed
-                                       if any(fnmatchcase(a.name, p) for p in patterns))
+                                       if any(fnmatchcase(a.name, p) for p in patterns)
+                                       and not any(fnmatchcase(a.name, p) for p in exclude))
                          for run, listed in zip(bound, api.reads.each(
                              lambda run: api.artifacts(run.id), bound), strict=True)}
             return BaseCommit(sha, branch, runs, artifacts)
@@ -108,7 +111,7 @@ def compare_test_sets(
             base_files, notes = read_artifact_junit(api, baseline, base.artifacts.get(
                 baseline.id, ()), Path(scratch), identities=cap)
             if not base_files:
-                why = "; ".join(notes) or "it has no JUnit artifact"
+                why = "; ".join(n.text for n in notes) or "it has no JUnit artifact"
                 return TestSetComparison(
                     workflow, baseline, comparable=False, note=f"the base branch's"
                     f" {run_label(baseline)} cannot be compared: {why}")

@@ -52,6 +52,9 @@ class CiEvidence:
     #: (run, JUnit read) of each artifact that became a fully read item: what a run's other
     #: artifacts (the head's tests over the base's code) are compared with
     run_junit: tuple[tuple[WorkflowRun, JUnitRun], ...] = ()
+    #: (run id, its artifacts as listed) of each run whose artifacts were read: the run over
+    #: the base's code is looked for in the same listing, not asked for again
+    listings: tuple[tuple[int, tuple[Artifact, ...]], ...] = ()
 
 
 
@@ -181,11 +184,11 @@ def _absence(run: WorkflowRun) -> str | None:
     return None
 
 
-def _wanted_artifacts(api: GitHubApi, run: WorkflowRun, patterns: Sequence[str],
+def _wanted_artifacts(listed: Sequence[Artifact], run: WorkflowRun, patterns: Sequence[str],
                       notes: list[str], exclude: Sequence[str] = ()) -> list[Artifact]:
     """The run's artifacts named like the patterns and not like `exclude` (a note says when
     there is none)."""
-    wanted = [a for a in api.artifacts(run.id) if any(fnmatchcase(a.name, p) for p in patterns)
+    wanted = [a for a in listed if any(fnmatchcase(a.name, p) for p in patterns)
               and not any(fnmatchcase(a.name, p) for p in exclude)]
     if not wanted:
         notes.append(f"{run_label(run)} has no artifact named like {', '.join(patterns)}")
@@ -235,27 +238,33 @@ def collect_ci_evidence(
             plan.append((run, why))
     with tempfile.TemporaryDirectory(dir=workdir) as scratch:
 
-        def read(run: WorkflowRun) -> tuple[list[str], list[tuple[Artifact, _ArtifactResult]]]:
+        def read(run: WorkflowRun) -> tuple[tuple[Artifact, ...], list[str],
+                                            list[tuple[Artifact, _ArtifactResult]]]:
             said: list[str] = []
-            wanted = _wanted_artifacts(api, run, artifact_patterns, said, exclude)
-            return said, list(zip(wanted, api.reads.each(lambda artifact: _artifact_evidence(
+            listed = tuple(api.artifacts(run.id))
+            wanted = _wanted_artifacts(listed, run, artifact_patterns, said, exclude)
+            results = api.reads.each(lambda artifact: _artifact_evidence(
                 api, run, artifact, head_sha, requested, Path(scratch), max_artifact_bytes,
-                identities, pull_number, junit_options), wanted), strict=True))
+                identities, pull_number, junit_options), wanted)
+            return listed, said, list(zip(wanted, results, strict=True))
 
         # The runs' artifacts are listed and read together, then taken in the runs' order.
         read_runs = iter(api.reads.each(read, [run for run, why in plan if why is None]))
+        listings: list[tuple[int, tuple[Artifact, ...]]] = []
         for run, why in plan:
             if why is not None:
                 found.notes.append(why)
                 continue
-            said, results = next(read_runs)
+            listed, said, results = next(read_runs)
+            listings.append((run.id, listed))
             found.notes.extend(said)
             for artifact, result in results:
                 found.add(run, artifact, result)
     return CiEvidence(tuple(found.items), tuple(n for n in found.notes if n),
                       tuple(found.links), tuple(found.failing), tuple(found.inputs),
                       tuple(runs), tuple((r.path, j) for r, j in found.by_run),
-                      CiObservation(tuple(head_runs), tuple(found.unread)), tuple(found.by_run))
+                      CiObservation(tuple(head_runs), tuple(found.unread)), tuple(found.by_run),
+                      tuple(listings))
 
 
 @dataclass
@@ -291,6 +300,15 @@ class _Found:
                                for f in result.junit.files)
 
 
+@dataclass(frozen=True)
+class ReadNote:
+    """Why part of an artifact gave no JUnit file: `skipped`, a file that is no JUnit report
+    (coverage.xml beside the reports), is not a failure to read the artifact."""
+
+    text: str
+    skipped: bool = False
+
+
 def read_artifact_junit(
     api: GitHubApi,
     run: WorkflowRun,
@@ -298,15 +316,15 @@ def read_artifact_junit(
     scratch: Path,
     max_bytes: int = MAX_ARTIFACT_BYTES,
     identities: int | None = None,
-) -> tuple[list[JUnitFile], list[str]]:
+) -> tuple[list[JUnitFile], list[ReadNote]]:
     """The JUnit files of one run's JUnit artifacts (a baseline; already listed and matched
     by name), and why any are missing."""
     files: list[JUnitFile] = []
-    notes: list[str] = []
+    notes: list[ReadNote] = []
     for artifact in artifacts:
         label = f"{run_label(run)} artifact {artifact.name!r}"
         if artifact.expired:
-            notes.append(f"{label} has expired")
+            notes.append(ReadNote(f"{label} has expired"))
             continue
         try:
             data = api.download_artifact(artifact, max_bytes)
@@ -316,9 +334,9 @@ def read_artifact_junit(
                     files.append(read_junit_file(member.path, (), source=f"{label}: {member.name}",
                                                  identities=identities))
                 except NotJUnit as exc:  # coverage.xml beside the reports: not a test file
-                    notes.append(f"skipped, not a JUnit report: {exc}")
+                    notes.append(ReadNote(f"skipped, not a JUnit report: {exc}", skipped=True))
         except (CouldNotDecide, InvalidInput) as exc:  # a baseline never blocks: it is noted
-            notes.append(f"{label}: {exc}")
+            notes.append(ReadNote(f"{label}: {exc}"))
     return files, notes
 
 

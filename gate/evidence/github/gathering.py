@@ -242,7 +242,7 @@ def _base_commit(api: GitHubApi, facts: PullFacts, sources: CiSources) -> BaseCo
         return None
     return read_base_commit(
         api, [facts.pull.base_sha, facts.changed.merge_base if facts.changed else None],
-        facts.pull.base_ref, sources.artifact_names)
+        facts.pull.base_ref, sources.artifact_names, sources.base_code_names)
 
 
 @dataclass(frozen=True)

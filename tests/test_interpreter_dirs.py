@@ -1,0 +1,33 @@
+"""The interpreter's installed directories, read in one place (interpreter_dirs.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gate.evidence import interpreter_dirs as dirs
+
+
+def test_keys_are_resolved_sorted_and_a_missing_key_is_left_out(tmp_path: Path) -> None:
+    (tmp_path / "b").mkdir()
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    paths = {"purelib": str(tmp_path / "b"), "platlib": str(tmp_path / "a"),
+             "stdlib": str(tmp_path / "lib")}
+    assert dirs.interpreter_dirs(dirs.SITE_KEYS, paths) == ((tmp_path / "b").resolve(),)
+    assert dirs.interpreter_dirs(dirs.WITH_SCRIPTS_KEYS, paths) == tuple(sorted(
+        {(tmp_path / "b").resolve(), (tmp_path / "lib").resolve()}))
+
+
+def test_site_packages_within_installed_within_scripts() -> None:
+    site, installed, scripts = (dirs.site_dirs(), dirs.install_dirs(),
+                                dirs.installed_dirs_and_scripts())
+    assert site
+    assert set(site) <= set(installed) < set(scripts)
+
+
+def test_the_watchs_and_the_preload_scans_copies_agree() -> None:
+    # Until they import these (one home), the older copies must give the same directories.
+    from gate.evidence import plugin_preload, pytest_watch
+
+    assert pytest_watch.site_dirs() == dirs.site_dirs()
+    assert pytest_watch.install_dirs() == dirs.install_dirs()
+    assert plugin_preload.installed_dirs() == dirs.installed_dirs_and_scripts()
