@@ -123,10 +123,26 @@ def missing_claim(options: VerifyOptions, inherited: bool = False) -> NoClaimRes
     return NoClaimResult(render_no_claim(options.format, message))
 
 
-def _inherited(options: VerifyOptions) -> bool:
+def _inherited(options: VerifyOptions, resolved: DiffRange | None) -> bool:
     """Under `--diff-base`, a claim file the change does not write is no claim."""
     return options.diff_base is not None and not written_by_change(
-        options.repo or Path(), options.claim, options.diff_base, options.head_sha or "HEAD")
+        options.repo or Path(), options.claim, options.diff_base, options.head_sha or "HEAD",
+        resolved=resolved)
+
+
+def _diff_range(options: VerifyOptions) -> DiffRange | None:
+    """`--diff-base`: BASE...HEAD resolved once, for the inherited-claim check, the change's
+    collector and the subject (git asked once, so the three can never disagree)."""
+    return None if options.diff_base is None else _resolve(options, options.diff_base)
+
+
+def _resolve(options: VerifyOptions, base: str) -> DiffRange:
+    from gate.evidence.git_diff import GitDiffError, resolve_range
+
+    try:
+        return resolve_range(options.repo or Path(), base, options.head_sha or "HEAD")
+    except GitDiffError as exc:
+        raise InvalidInput(f"--diff-base {base}", None, str(exc)) from None
 
 
 @dataclass(frozen=True)
@@ -203,7 +219,7 @@ def run(
 
 
 def verify_collectors(
-    options: VerifyOptions, probe_io: ProbeIO | None
+    options: VerifyOptions, probe_io: ProbeIO | None, resolved: DiffRange | None = None,
 ) -> tuple[list[Collector], ProbeIO | None, DiffRange | None]:
     """What `claim-gate verify` observes: records, live probes, JUnit files, in that order;
     with `--diff-base`, the range resolved once for the change's collector and the subject."""
@@ -222,11 +238,12 @@ def verify_collectors(
         collectors.append(JUnitFiles(options.junit, options.head_sha, options.junit_max_bytes,
                                      options.base_junit, options.base_code_junit,
                                      options.test_exit_status))
-    collectors, resolved = with_git_sources(collectors, options)
+    collectors, resolved = with_git_sources(collectors, options, resolved)
     return collectors, io, resolved
 
 
-def with_git_sources(collectors: list[Collector], options: VerifyOptions
+def with_git_sources(collectors: list[Collector], options: VerifyOptions,
+                     resolved: DiffRange | None = None,
                      ) -> tuple[list[Collector], DiffRange | None]:
     """`--diff-base`: the test runs are the test job's, judged against the branch's diff
     (the range resolved here, once); `--base-junit`: the head's tests against the base
@@ -238,14 +255,10 @@ def with_git_sources(collectors: list[Collector], options: VerifyOptions
     if options.diff_base is None:
         return collectors, None
     from gate.evidence.branch_changes import BranchChanges, MadeByTheTestJob
-    from gate.evidence.git_diff import GitDiffError, resolve_range
     from gate.evidence.probe.collect import Probes
 
     head = options.head_sha or "HEAD"
-    try:
-        resolved = resolve_range(options.repo or Path(), options.diff_base, head)
-    except GitDiffError as exc:
-        raise InvalidInput(f"--diff-base {options.diff_base}", None, str(exc)) from None
+    resolved = resolved or _resolve(options, options.diff_base)
     collectors = [c if isinstance(c, Probes) else MadeByTheTestJob(c) for c in collectors]
     collectors.append(BranchChanges(options.repo or Path(), options.diff_base, head,
                                     options.claim, resolved))
@@ -261,9 +274,10 @@ def run_verify_command(
                            options.repo)
     if loaded is None:
         return missing_claim(options)
-    if _inherited(options):
+    resolved = _diff_range(options)
+    if _inherited(options, resolved):
         return missing_claim(options, inherited=True)
-    return verify_loaded(loaded, options, now, probe_io)
+    return verify_loaded(loaded, options, now, probe_io, resolved)
 
 
 def run_verify(
@@ -275,9 +289,10 @@ def run_verify(
                            options.repo)
     if loaded is None:
         _no_claim_file(options)
-    if _inherited(options):
+    resolved = _diff_range(options)
+    if _inherited(options, resolved):
         _no_claim_file(options, inherited=True)
-    return verify_loaded(loaded, options, now, probe_io)
+    return verify_loaded(loaded, options, now, probe_io, resolved)
 
 
 def command_line_subject(options: VerifyOptions, loaded: LoadedClaim,
@@ -290,11 +305,13 @@ def command_line_subject(options: VerifyOptions, loaded: LoadedClaim,
 
 
 def verify_loaded(
-    loaded: LoadedClaim, options: VerifyOptions, now: datetime, probe_io: ProbeIO | None = None
+    loaded: LoadedClaim, options: VerifyOptions, now: datetime, probe_io: ProbeIO | None = None,
+    resolved: DiffRange | None = None,
 ) -> VerifyResult:
-    """Collect, decide and render for a claim already loaded."""
+    """Collect, decide and render for a claim already loaded (`resolved`: the `--diff-base`
+    range, when the caller has resolved it)."""
     policy = choose_policy(options.policy, options.trusted_verifiers)
-    collectors, io, resolved = verify_collectors(options, probe_io)
+    collectors, io, resolved = verify_collectors(options, probe_io, resolved)
     fixed = options.now or now
     clock = (lambda: fixed) if options.now or io is None else io.clock
     subject = command_line_subject(options, loaded, resolved)

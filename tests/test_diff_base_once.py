@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from gate import pipeline
 from gate.evidence import git_diff
 from gate.faces.cli import main
 from tests.gitrepo import commit_all, init_repo
@@ -28,7 +27,7 @@ def test_the_range_is_resolved_once(tmp_path: Path, monkeypatch: pytest.MonkeyPa
         asked.append((base, head))
         return real(repo, base, head, *args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(pipeline, "resolve_range", counted)
+    monkeypatch.setattr(git_diff, "resolve_range", counted)  # pipeline imports it when used
     monkeypatch.setattr("gate.evidence.branch_changes.resolve_range", counted)
     err = io.StringIO()
     code = main(["verify", str(tmp_path / ".claim.json"), "--head-sha", head, "--diff-base",

@@ -22,6 +22,7 @@ from gate.claim.jsondoc import read_capped
 from gate.claim.loader import LoadedClaim, parse_claim_bytes
 
 if TYPE_CHECKING:
+    from gate.evidence.git_diff import DiffRange
     from gate.evidence.git_tree import GitRunner
 
 #: git's mode for a regular file (executable or not) in a tree.
@@ -214,15 +215,19 @@ def load_claim_at(claim: Path, max_bytes: int, head_sha: str | None,
 
 
 def written_by_change(repo: Path, claim: Path, base: str, head: str,
-                      run: GitRunner = _git) -> bool:
+                      run: GitRunner = _git, resolved: DiffRange | None = None) -> bool:
     """Whether the change `BASE...HEAD` adds or modifies the claim file (a rename or copy's
     new path counts; a deletion does not). A claim the change does not write is the base
-    branch's, inherited: it says nothing about this change (the Action's rule, too)."""
+    branch's, inherited: it says nothing about this change (the Action's rule, too).
+    `resolved`: the range the caller already resolved, used when it is of the claim's
+    repository."""
     from gate.evidence.git_diff import GitDiffError, changed_in, resolve_range
 
     top, path = _in_repository(repo, claim, run)
     try:
-        changes = changed_in(resolve_range(top, base, head, run), run)
+        if resolved is None or resolved.toplevel.resolve() != top.resolve():
+            resolved = resolve_range(top, base, head, run)
+        changes = changed_in(resolved, run)
     except GitDiffError as exc:
         raise InvalidInput(f"--diff-base {base}", None, str(exc)) from None
     return any(c.path == path and c.status is not ChangeStatus.DELETED for c in changes)
