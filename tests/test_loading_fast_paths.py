@@ -39,6 +39,27 @@ def test_nesting_is_refused_from_the_level_past_the_limit(
         load_claim(path)
 
 
+@pytest.mark.parametrize("escaped", [False, True])
+@pytest.mark.parametrize("leaf", ["0", '"s"', "{}"])
+@pytest.mark.parametrize(("arrays", "refused"), [(MAX_DEPTH - 2, False), (MAX_DEPTH - 1, True)])
+def test_what_the_deepest_array_holds_is_a_level_escape_or_not(
+    tmp_path: Path, arrays: int, refused: bool, leaf: str, escaped: bool,
+) -> None:
+    """A scalar is a level as a container is: the limit is the same whether or not a \\u
+    escape elsewhere makes the walk look at the strings (it moved with one before)."""
+    deep = "[" * arrays + leaf + "]" * arrays
+    text = json.dumps(seed_with(**{"x-deep": 0, "x-text": "t"}))
+    text = text.replace('"x-deep": 0', f'"x-deep": {deep}')
+    if escaped:
+        text = text.replace('"x-text": "t"', f'"x-text": "{PAIR}"')
+    path = write(tmp_path, text)
+    if not refused:
+        assert load_claim(path).claim.extensions["x-deep"]
+        return
+    with pytest.raises(InvalidInput, match=f"nested deeper than {MAX_DEPTH} levels"):
+        load_claim(path)
+
+
 @pytest.mark.parametrize("text", [
     '{"a": 1, "b": 2, "a": 3}', '{"k": {"x": 1, "x": 1}}', '[{"a": 1}, {"b": 1, "b": 2}]',
 ])
