@@ -162,10 +162,11 @@ def test_the_model_is_made_as_each_class_makes_it(document: dict[str, Any]) -> N
     dict (a field added to the model and not to the fast path fails here), still frozen."""
     fast, long = parse_claim(document), _long_way_claim(document)
     assert fast == long
-    pairs = [*zip(fast.mutations, long.mutations, strict=True),
-             *zip(fast.evidence, long.evidence, strict=True),
-             *((a.verifier, b.verifier) for a, b in zip(fast.evidence, long.evidence,
-                                                        strict=True))]
+    pairs: list[tuple[Any, Any]] = [
+        *zip(fast.mutations, long.mutations, strict=True),
+        *zip(fast.evidence, long.evidence, strict=True),
+        *((a.verifier, b.verifier) for a, b in zip(fast.evidence, long.evidence, strict=True)),
+    ]
     for made, built in pairs:
         assert type(made) is type(built)
         assert list(vars(made).items()) == list(vars(built).items())
