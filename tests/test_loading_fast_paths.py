@@ -1,19 +1,23 @@
 """The per-item fast paths of loading a claim (issue 23) answer as the long ways did: the
 duplicate-key hook, the nesting walk (a level at a time), the plain-UTC timestamp read in C,
-and the `x-` and enum look-ups of the codec. Each is held against the long way or its limit."""
+the `x-` and enum look-ups of the codec, each timestamp text read once, the model made
+without the frozen __init__, and the semantic check over all ids at once. Each is held
+against the long way or its limit."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import FrozenInstanceError, fields
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from gate.claim.codec import extensions_of, parse_evidence
+from gate.claim.codec import claim_times, extensions_of, parse_claim, parse_evidence, read_times
 from gate.claim.errors import InvalidInput
 from gate.claim.jsondoc import MAX_DEPTH, parse_json
-from gate.claim.loader import load_claim
-from gate.claim.model import CheckType, VerifierKind
+from gate.claim.loader import _semantic_problems, load_claim
+from gate.claim.model import CheckType, Claim, Mutation, Task, VerifierKind
 from gate.claim.timefmt import TimestampError, parse_rfc3339
 from tests.test_claim_loading import seed_with, write
 
@@ -27,6 +31,27 @@ def test_nesting_is_refused_from_the_level_past_the_limit(
 ) -> None:
     """The root object is level 1, so its member holds MAX_DEPTH - 1 arrays at most."""
     deep = "[" * arrays + "]" * arrays
+    text = json.dumps(seed_with(**{"x-deep": 0, "x-text": "t"}))
+    text = text.replace('"x-deep": 0', f'"x-deep": {deep}')
+    if escaped:
+        text = text.replace('"x-text": "t"', f'"x-text": "{PAIR}"')
+    path = write(tmp_path, text)
+    if not refused:
+        assert load_claim(path).claim.extensions["x-deep"]
+        return
+    with pytest.raises(InvalidInput, match=f"nested deeper than {MAX_DEPTH} levels"):
+        load_claim(path)
+
+
+@pytest.mark.parametrize("escaped", [False, True])
+@pytest.mark.parametrize("leaf", ["0", '"s"', "{}"])
+@pytest.mark.parametrize(("arrays", "refused"), [(MAX_DEPTH - 2, False), (MAX_DEPTH - 1, True)])
+def test_what_the_deepest_array_holds_is_a_level_escape_or_not(
+    tmp_path: Path, arrays: int, refused: bool, leaf: str, escaped: bool,
+) -> None:
+    """A scalar is a level as a container is: the limit is the same whether or not a \\u
+    escape elsewhere makes the walk look at the strings (it moved with one before)."""
+    deep = "[" * arrays + leaf + "]" * arrays
     text = json.dumps(seed_with(**{"x-deep": 0, "x-text": "t"}))
     text = text.replace('"x-deep": 0', f'"x-deep": {deep}')
     if escaped:
@@ -92,3 +117,116 @@ def test_the_codec_looks_up_check_types_and_kinds_and_still_refuses_others() -> 
             parse_evidence({**record, field: value})
     with pytest.raises(ValueError, match="is not a valid VerifierKind"):
         parse_evidence({**record, "verifier": {"id": "v", "kind": "trusted"}})
+
+
+def _long_way_claim(document: dict[str, Any]) -> Claim:
+    """The model through each class's own __init__ (parse_evidence still builds that way)."""
+    return Claim(
+        spec_version=document["spec_version"],
+        task=Task(id=document["task"]["id"], description=document["task"]["description"],
+                  extensions=extensions_of(document["task"])),
+        claimed_outcome=document["claimed_outcome"],
+        mutations=tuple(
+            Mutation(id=item["id"], kind=item["kind"], at=parse_rfc3339(item["at"]),
+                     target=item.get("target"), extensions=extensions_of(item))
+            for item in document["mutations"]),
+        evidence=tuple(parse_evidence(item) for item in document.get("evidence", [])),
+        policy=parse_claim(document).policy,
+        extensions=extensions_of(document),
+    )
+
+
+def _varied_claim() -> dict[str, Any]:
+    """Mutations and evidence with and without targets, covers, observed values and `x-`
+    fields (on some items only, on the verifier too), times shared and not."""
+    document = seed_with()
+    mutation, record = document["mutations"][0], document["evidence"][0]
+    document["mutations"] = [
+        mutation,
+        {"id": "m2", "kind": "deploy", "at": "2026-08-27T19:04:02+02:00", "x-why": [1]},
+        {"id": "m3", "kind": "commit", "at": mutation["at"]},
+    ]
+    document["evidence"] = [
+        record,
+        {"check_type": "test_run", "at": record["at"], "covers": ["m2", "m3"],
+         "verifier": {"id": "ci", "kind": "self_attested", "x-run": 7}, "x-note": None},
+        {"check_type": "endpoint_health", "at": "2026-08-27T18:04:09.5Z",
+         "observed_value": None, "verifier": {"id": "probe", "kind": "independent"}},
+    ]
+    return document
+
+
+@pytest.mark.parametrize("document", [seed_with(), _varied_claim()], ids=["seed", "varied"])
+def test_the_model_is_made_as_each_class_makes_it(document: dict[str, Any]) -> None:
+    """Field for field and in field order, as __init__ sets them: equal, the same instance
+    dict (a field added to the model and not to the fast path fails here), still frozen."""
+    fast, long = parse_claim(document), _long_way_claim(document)
+    assert fast == long
+    pairs: list[tuple[Any, Any]] = [
+        *zip(fast.mutations, long.mutations, strict=True),
+        *zip(fast.evidence, long.evidence, strict=True),
+        *((a.verifier, b.verifier) for a, b in zip(fast.evidence, long.evidence, strict=True)),
+    ]
+    for made, built in pairs:
+        assert type(made) is type(built)
+        assert list(vars(made).items()) == list(vars(built).items())
+        assert list(vars(made)) == [f.name for f in fields(made)]
+        assert [type(v) for v in vars(made).values()] == [type(v) for v in vars(built).values()]
+    with pytest.raises(FrozenInstanceError):
+        fast.mutations[0].id = "m9"  # type: ignore[misc]
+
+
+def test_only_the_items_with_x_fields_hold_them() -> None:
+    claim = parse_claim(_varied_claim())
+    assert [m.extensions for m in claim.mutations] == [{}, {"x-why": [1]}, {}]
+    assert [e.extensions for e in claim.evidence] == [{}, {"x-note": None}, {}]
+    assert [e.verifier.extensions for e in claim.evidence] == [{}, {"x-run": 7}, {}]
+    assert [e.has_observed_value for e in claim.evidence] == [True, False, True]
+
+
+def test_a_timestamp_read_once_for_many_items_is_the_same_moment() -> None:
+    document = _varied_claim()
+    texts = claim_times(document)
+    times = read_times(texts)
+    assert list(times) == list(dict.fromkeys(texts))
+    for text in texts:
+        assert times[text] == parse_rfc3339(text)
+        assert times[text].utcoffset() == parse_rfc3339(text).utcoffset()
+    with pytest.raises(TimestampError, match="no time zone"):
+        read_times(["2026-08-27T18:04:02Z", "2026-08-27T18:04:02"])
+
+
+def _broken(change: str) -> dict[str, Any]:
+    document = _varied_claim()
+    if change == "twice":
+        document["mutations"][2]["id"] = "m1"
+    elif change == "covers":
+        document["evidence"][1]["covers"] = ["m2", "m7"]
+    elif change == "time":
+        document["mutations"][1]["at"] = "2026-02-30T18:04:02Z"
+    elif change == "decided":
+        document["verdict"]["decided_at"] = "2026-08-27T25:04:10Z"
+    elif change == "all":
+        document["mutations"][2]["id"] = "m1"
+        document["evidence"][1]["covers"] = ["m7"]
+        document["evidence"][2]["at"] = "2026-13-01T00:00:00Z"
+    return document
+
+
+@pytest.mark.parametrize("change", ["none", "twice", "covers", "time", "decided", "all"])
+def test_the_semantic_check_answers_as_the_long_way(tmp_path: Path, change: str) -> None:
+    """The check in C over all ids refuses exactly what the item-by-item walk finds, and
+    names every place it names, in its order."""
+    document = _broken(change)
+    problems = _semantic_problems(document)
+    path = write(tmp_path, json.dumps(document, indent=1))
+    if not problems:
+        loaded = load_claim(path)
+        assert loaded.claim == _long_way_claim(document)
+        return
+    with pytest.raises(InvalidInput) as caught:
+        load_claim(path)
+    told = [caught.value.problem, *caught.value.more]
+    assert len(told) == len(problems)
+    for line, (where, message) in zip(told, problems, strict=True):
+        assert f"{where}: {message}" in line

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -106,28 +107,42 @@ def parse_json(text: str, source: str, what: str) -> Any:
     return value
 
 
+_CONTAINERS = (dict, list)  # a tuple: isinstance with `dict | list` is slower per call
+
+
 def _check_depth(value: Any, source: str, what: str, text: str) -> None:
     """Refuse nesting past MAX_DEPTH and lone surrogates, one level at a time.
 
-    A lone surrogate can only be spelt by a \\u escape (or be in a text not decoded from
-    UTF-8): without either, the strings need no look each, and only the containers are
-    walked, a level per step (issue 23: this walk was a tenth of a large claim's time)."""
+    Every value is a level, a scalar too (the root is level 1): a non-empty container at
+    level MAX_DEPTH is refused whatever it holds, so whether the strings are looked at cannot
+    move the limit. They are looked at only when a lone surrogate could be there: it is
+    spelt by a \\u escape (or is in a text not decoded from UTF-8); without one, only the
+    containers are walked (issue 23: this walk was a tenth of a large claim's time)."""
     strings = _SURROGATE_ESCAPE.search(text) is not None or not _encodes(text)
-    level: list[Any] = [value]
+    pending: list[str] = [value] if strings and isinstance(value, str) else []
+    dicts: list[dict[str, Any]] = [value] if isinstance(value, dict) else []
+    lists: list[list[Any]] = [value] if isinstance(value, list) else []
     depth = 1
-    while level:
-        if depth > MAX_DEPTH:
+    while dicts or lists or pending:  # pending: this level's strings, when looked at
+        if strings:
+            for found in chain(pending, chain.from_iterable(dicts)):  # strings and keys
+                _check_unicode(found, source, what, text)
+        if depth == MAX_DEPTH and (any(dicts) or any(lists)):  # a level past it is held
             raise InvalidInput(
                 source, None, f"the {what} is nested deeper than {MAX_DEPTH} levels"
             )
         if strings:
-            for item in level:
-                for found in (item if isinstance(item, dict) else (item,)):
-                    if isinstance(found, str):
-                        _check_unicode(found, source, what, text)
-        level = [child for item in level if isinstance(item, dict | list)
-                 for child in (item.values() if isinstance(item, dict) else item)
-                 if strings or isinstance(child, dict | list)]
+            members = [child for item in dicts for child in item.values()]
+            members += [child for item in lists for child in item]
+            pending = [child for child in members if isinstance(child, str)]
+            members = [child for child in members if isinstance(child, _CONTAINERS)]
+        else:
+            members = [child for item in dicts for child in item.values()
+                       if isinstance(child, _CONTAINERS)]
+            members += [child for item in lists for child in item
+                        if isinstance(child, _CONTAINERS)]
+        dicts = [child for child in members if isinstance(child, dict)]
+        lists = [child for child in members if isinstance(child, list)]
         depth += 1
 
 

@@ -177,13 +177,16 @@ class _Compiler:
         described = re.compile("|".join(written)).search if written else None
         additional = self.compile(schema.get("additionalProperties", True))
         names = self.compile(schema.get("propertyNames", True))
-        required = tuple(schema.get("required", ()))
+        required = frozenset(schema.get("required", ()))
         least = schema.get("minProperties", 0)
+        if names is _always and not patterns:
+            return self._plain_object(properties, described, additional, required, least,
+                                      only_objects=only_objects)
 
         def object_holds(value: Any) -> bool:
             if not isinstance(value, dict):
                 return not only_objects
-            if len(value) < least or any(key not in value for key in required):
+            if len(value) < least or not value.keys() >= required:
                 return False
             for key, item in value.items():
                 if names is not _always and not names(key):
@@ -198,6 +201,33 @@ class _Compiler:
                 for search, pattern_check in patterns:
                     if search(key) and not pattern_check(item):
                         return False
+            return True
+
+        return object_holds
+
+    @staticmethod
+    def _plain_object(properties: Mapping[str, Check], described: Callable[[str], Any] | None,
+                      additional: Check, required: frozenset[str], least: int, *,
+                      only_objects: bool) -> Check:
+        """An object with no `propertyNames` and no pattern that checks its value (every
+        object of the claim schema): one look-up per key, and a property any value meets
+        is not called (issue 23: this check ran once per mutation and evidence record)."""
+        needed = {key: check for key, check in properties.items() if check is not _always}
+        extra = None if additional is _always else additional
+
+        def object_holds(value: Any) -> bool:
+            if not isinstance(value, dict):
+                return not only_objects
+            if len(value) < least or not value.keys() >= required:
+                return False
+            for key, item in value.items():
+                check = needed.get(key)
+                if check is not None:
+                    if not check(item):
+                        return False
+                elif (extra is not None and key not in properties
+                      and (described is None or not described(key)) and not extra(item)):
+                    return False
             return True
 
         return object_holds
