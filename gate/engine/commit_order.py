@@ -24,12 +24,13 @@ from gate.claim.wording import duration
 
 def bound_to_head(item: EvidenceItem, subject: Subject | None) -> bool:
     """The item is a test run its source bound to the subject's head, on a clean tree."""
+    if subject is None or subject.head_sha is None:  # nothing to be bound to: no item is
+        return False
     binding = item.binding
     return (
-        item.evidence.check_type is CheckType.TEST_RUN
-        and subject is not None and subject.head_sha is not None
-        and binding is not None and binding.commit == subject.head_sha
+        binding is not None and binding.commit == subject.head_sha
         and binding.tree_clean is True
+        and item.evidence.check_type is CheckType.TEST_RUN
     )
 
 
@@ -47,7 +48,9 @@ def skew_notes(
     known: Mapping[str, Mutation], code_change: Collection[str], subject: Subject | None,
 ) -> tuple[str, ...]:
     """One line per code change dated at or after a head-bound run that covers it."""
-    notes = []
+    notes: list[str] = []
+    if subject is None or subject.head_sha is None:  # no head: no item is bound to it
+        return ()
     for index, (item, covered) in enumerate(zip(items, covers, strict=True)):
         if not bound_to_head(item, subject):
             continue

@@ -42,7 +42,7 @@ from gate.engine.removed_tests import claim_judgements, rule_judgements
 from gate.engine.results import Assessment, Judgement, Problem, Unmet, Verdict, worst
 from gate.engine.run_binding import bind_records_to_junit
 from gate.engine.test_counts import count_contradictions, count_problem, failures_stand
-from gate.engine.trust import judge
+from gate.engine.trust import TrustJudgement, judge_once
 
 if TYPE_CHECKING:
     from gate.claim.github_facts import PullObservation
@@ -97,11 +97,13 @@ def _describe_item(index: int, evidence: Evidence) -> str:
 
 
 def _problem_of(
-    item: EvidenceItem, index: int, policy: Policy, now: datetime
+    item: EvidenceItem, index: int, policy: Policy, now: datetime,
+    judge: Callable[[EvidenceItem], TrustJudgement],
 ) -> tuple[bool, Problem | None]:
-    """Why this item cannot count for anything, if it cannot; messages are built only then."""
+    """Why this item cannot count for anything, if it cannot; messages are built only then.
+    `judge`: the trust judgement (`trust.judge_once`, one per verifier)."""
     evidence = item.evidence
-    judgement = judge(item, policy.trusted_verifiers)
+    judgement = judge(item)
     if item.disqualified is not None \
             and not failures_stand(item.disqualified.code, evidence):
         label = _describe_item(index, evidence)
@@ -162,8 +164,9 @@ def decide(claim: Claim, facts: Facts, policy: Policy, now: datetime) -> Verdict
     base_code = judged_base_code(facts, policy)  # once: the rule, the report, the count
     known = {mutation.id: mutation for mutation in claim.mutations}
     code_change = tuple(m.id for m in claim.mutations if m.kind in policy.code_change_kinds)
+    trust = judge_once(policy.trusted_verifiers)
     readings = tuple(
-        _read(item, index, policy, now, known, code_change, facts.pull)
+        _read(item, index, policy, now, known, code_change, trust, facts.pull)
         for index, item in enumerate(items)
     )
     future = {m: invalid_time_problem(known[m], now) for m in future_mutations(claim, now)}
@@ -231,9 +234,9 @@ class _Reading:
 def _read(
     item: EvidenceItem, index: int, policy: Policy, now: datetime,
     known: Mapping[str, Mutation], code_change: tuple[str, ...],
-    pull: PullObservation | None = None,
+    trust: Callable[[EvidenceItem], TrustJudgement], pull: PullObservation | None = None,
 ) -> _Reading:
-    independent, problem = _problem_of(item, index, policy, now)
+    independent, problem = _problem_of(item, index, policy, now, trust)
     expected = item.evidence.expected
     contradiction = (
         differences(expected, item.evidence.observed_value)
@@ -314,11 +317,13 @@ def _verdict(
     contradicts: dict[int, list[str]] = defaultdict(list)
     for judgement in judgements:
         kind, _, name = judgement.subject.partition(" ")
-        for index in judgement.supporting:
-            if kind == "mutation":
+        if kind == "mutation":
+            for index in judgement.supporting:
                 supports[index].append(name)
-            elif kind == "requirement":
-                satisfies[index].append(CheckType(name))
+        elif kind == "requirement" and judgement.supporting:
+            check = CheckType(name)  # one per requirement, not one per item it holds
+            for index in judgement.supporting:
+                satisfies[index].append(check)
         if kind == "mutation":
             for index in judgement.contradicting:
                 contradicts[index].append(name)

@@ -7,7 +7,7 @@ inside a claim: anyone can type `claim-gate/junit@0.1.0`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
@@ -51,3 +51,20 @@ def judge(item: EvidenceItem, trusted_patterns: Iterable[str]) -> TrustJudgement
         f" {verifier.id!r} matches no trusted verifier pattern ({trusted}; see"
         " --trusted-verifier)",
     )
+
+
+def judge_once(trusted_patterns: Iterable[str]) -> Callable[[EvidenceItem], TrustJudgement]:
+    """`judge`, worked out once per verifier id, kind and origin (all it reads of an item):
+    a claim of many records from one verifier is judged once, not once per record."""
+    patterns = tuple(trusted_patterns)
+    known: dict[tuple[str, VerifierKind, Origin], TrustJudgement] = {}
+
+    def judged(item: EvidenceItem) -> TrustJudgement:
+        verifier = item.evidence.verifier
+        key = (verifier.id, verifier.kind, item.origin)
+        found = known.get(key)
+        if found is None:
+            found = known[key] = judge(item, patterns)
+        return found
+
+    return judged

@@ -2,17 +2,24 @@
 ensure_ascii=False)` writes, without its per-value cost.
 
 With `indent`, the standard library leaves its C encoder and walks every value through a
-stack of Python generators: a fifth of verifying a 10,000-mutation claim (issue 23). Here a
-container whose values are all scalars (a mutation, a verifier, a `covers` list: most of a
-record) is written by the C encoder in one call, given that depth's separators; only the
-containers that hold containers are walked in Python. A value of any other type (an enum, a
-subclass of str) sends the whole document to `json.dumps`, so the text never differs.
+stack of Python generators: a fifth of verifying a 10,000-mutation claim (issue 23). Here the
+document is written a column at a time: all the values that sit at one place of the shape (the
+`covers` of every evidence item, the `at` of every mutation) are written together, and nothing
+is done in Python per scalar. A column of scalars, or of containers of scalars, is one C-encoder
+call, split apart again on a separator the encoder never writes inside a string; the objects
+of a column that hold containers are grouped by their keys, each key's values become a column
+of their own, and each object is filled into its group's template by `%` in C; the lists of a
+column are flattened into one column and joined back. A value of any other type (an enum, a
+subclass of str, a key that is not a string, an object met again inside itself) sends the
+whole document to `json.dumps`, so the text never differs.
 """
 
 from __future__ import annotations
 
 import json
 import json.encoder
+from collections.abc import Sequence
+from itertools import chain
 from json.encoder import encode_basestring
 from typing import Any
 
@@ -21,7 +28,12 @@ c_make_encoder: Any = getattr(json.encoder, "c_make_encoder", None)
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 _STRINGS = frozenset({str})
+_LISTS = frozenset({list, tuple})
+_DICTS = frozenset({dict})
 _INFINITY = float("inf")
+#: Between two values of one C call: a comma and a NUL, which the encoder never writes inside
+#: a string (it escapes it), so every NUL in its text is one of these.
+_SEPARATOR = ",\0"
 
 
 class _Unusual(Exception):  # noqa: N818 (a signal inside this module, never raised out)
@@ -32,132 +44,165 @@ def indented_json(value: Any) -> str:
     """`json.dumps(value, indent=2, ensure_ascii=False)`, the same text, faster."""
     if c_make_encoder is None:  # an interpreter without the C accelerator
         return json.dumps(value, indent=2, ensure_ascii=False)
-    chunks: list[str] = []
     try:
-        writer = _Writer(chunks)
-        writer.write(value, 0)
-        writer.finish()
+        return _Columns().write([value], 0, frozenset())[0]
     except (_Unusual, RecursionError):  # json.dumps says which (a cycle: ValueError)
         return json.dumps(value, indent=2, ensure_ascii=False)
-    return "".join(chunks)
 
 
 def _scalar(value: Any) -> str:
-    kind = type(value)
-    if kind is str:
-        return encode_basestring(value)
-    if value is None:
-        return "null"
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    if kind is int:
-        return int.__repr__(value)
-    if kind is float:
-        return _float(value)
-    # What json.dumps does with subclasses (a StrEnum, an IntEnum): their str or int value.
+    """One scalar of a type the C call does not take as it is (a StrEnum, an IntEnum): what
+    json.dumps writes for it, its str or int value."""
+    if isinstance(value, bool) or value is None:
+        return "true" if value is True else "false" if value is False else "null"
     if isinstance(value, str):
         return encode_basestring(value)
     if isinstance(value, int):
         return int.__repr__(value)
     if isinstance(value, float):
-        return _float(value)
+        if value != value:
+            return "NaN"
+        if value in (_INFINITY, -_INFINITY):
+            return "Infinity" if value > 0 else "-Infinity"
+        return float.__repr__(value)
     raise _Unusual
 
 
-def _float(value: float) -> str:
-    if value != value:
-        return "NaN"
-    if value in (_INFINITY, -_INFINITY):
-        return "Infinity" if value > 0 else "-Infinity"
-    return float.__repr__(value)
+class _Columns:
+    """One document's writer: the C encoder, and the new-line-and-indent text of each depth.
 
+    `write(values, depth, outer)` returns the text of each value as it stands at `depth` (its
+    closing bracket after the new line of that depth); `outer` holds the ids of the containers
+    of containers the values sit in, so an object met inside itself is a cycle, never a loop."""
 
-class _Writer:
-    """One document's chunks. A container of scalars is not written where it is met: it
-    waits, with the others of its kind and depth, for one C call over all of them."""
+    def __init__(self) -> None:
+        self.encode = c_make_encoder(None, None, encode_basestring, None, ": ", _SEPARATOR,
+                                     False, False, True)
+        self.newlines = ["\n"]
 
-    def __init__(self, chunks: list[str]) -> None:
-        self.chunks = chunks
-        self.newlines: list[str] = []
-        #: (bracket, depth) -> the containers of scalars waiting, and their slots in chunks
-        self.waiting: dict[tuple[str, int], tuple[list[Any], list[int]]] = {}
-
-    def _newline(self, depth: int) -> str:
+    def newline(self, depth: int) -> str:
         while len(self.newlines) <= depth:
             self.newlines.append("\n" + "  " * len(self.newlines))
         return self.newlines[depth]
 
-    def finish(self) -> None:
-        """Write every waiting container: one C call per kind and depth.
+    def write(self, values: Sequence[Any], depth: int, outer: frozenset[int]) -> list[str]:
+        kinds = set(map(type, values))
+        if kinds <= _SCALARS:
+            return self.scalars(values)
+        if kinds <= _DICTS:
+            return self.objects(values, depth, outer)
+        if kinds <= _LISTS:
+            return self.arrays(values, depth, outer)
+        return self.mixed(values, depth, outer)
 
-        The encoder's item separator is a comma and a NUL, which the encoder never writes
-        inside a string (it escapes it), so each NUL is a separator: the outer list's ones
-        stand between brackets (`},NUL{`, `],NUL[`), the containers' own before a key or a
-        scalar, which never starts with a bracket."""
-        encoder = c_make_encoder(None, None, encode_basestring, None, ": ", ",\0",
-                                 False, False, True)
-        for (bracket, depth), (values, slots) in self.waiting.items():
-            closing = "}" if bracket == "{" else "]"
-            text = "".join(encoder(values, 0))[2:-2]
-            inner = text.replace(",\0", "," + self._newline(depth))
-            opened = bracket + self._newline(depth)
-            closed = self._newline(depth - 1) + closing
-            parts = inner.split(f"{closing},{self._newline(depth)}{bracket}")
-            for slot, part in zip(slots, parts, strict=True):
-                self.chunks[slot] = f"{opened}{part}{closed}"
-
-    def _wait(self, bracket: str, value: Any, depth: int) -> None:
-        found = self.waiting.get((bracket, depth))
-        if found is None:
-            found = self.waiting[(bracket, depth)] = ([], [])
-        found[0].append(value)
-        found[1].append(len(self.chunks))
-        self.chunks.append("")
-
-    def write(self, value: Any, depth: int) -> None:
-        kind = type(value)
-        if kind is dict:
-            self._object(value, depth)
-        elif kind is list or kind is tuple:
-            self._array(value, depth)
-        else:
-            self.chunks.append(_scalar(value))
-
-    def _object(self, value: dict[Any, Any], depth: int) -> None:
-        if not value:
-            self.chunks.append("{}")
-            return
-        inner = depth + 1
-        if _SCALARS.issuperset(map(type, value.values())):
-            self._wait("{", value, inner)
-            return
-        if not _STRINGS.issuperset(map(type, value)):
-            raise _Unusual  # json.dumps turns such keys into strings its own way
-        newline = self._newline(inner)
-        chunks, lead = self.chunks, "{" + newline
-        for key, item in value.items():
-            if type(item) in _SCALARS:
-                chunks.append(f"{lead}{encode_basestring(key)}: {_scalar(item)}")
+    def mixed(self, values: Sequence[Any], depth: int, outer: frozenset[int]) -> list[str]:
+        """A column of several kinds: each kind written as a column, put back in its places."""
+        places: dict[str, list[int]] = {"scalar": [], "dict": [], "list": []}
+        texts = [""] * len(values)
+        for index, value in enumerate(values):
+            kind = type(value)
+            if kind in _SCALARS:
+                places["scalar"].append(index)
+            elif kind is dict:
+                places["dict"].append(index)
+            elif kind is list or kind is tuple:
+                places["list"].append(index)
             else:
-                chunks.append(f"{lead}{encode_basestring(key)}: ")
-                self.write(item, inner)
-            lead = "," + newline
-        chunks.append(self._newline(depth) + "}")
+                texts[index] = _scalar(value)
+        for name, indexes in places.items():
+            if indexes:
+                column = [values[index] for index in indexes]
+                written = self.scalars(column) if name == "scalar" \
+                    else self.objects(column, depth, outer) if name == "dict" \
+                    else self.arrays(column, depth, outer)
+                for index, text in zip(indexes, written, strict=True):
+                    texts[index] = text
+        return texts
 
-    def _array(self, value: list[Any] | tuple[Any, ...], depth: int) -> None:
-        if not value:
-            self.chunks.append("[]")
-            return
-        inner = depth + 1
-        if _SCALARS.issuperset(map(type, value)):
-            self._wait("[", value, inner)
-            return
-        newline = self._newline(inner)
-        chunks, lead = self.chunks, "[" + newline
-        for item in value:
-            chunks.append(lead)
-            self.write(item, inner)
-            lead = "," + newline
-        chunks.append(self._newline(depth) + "]")
+    def scalars(self, values: Sequence[Any]) -> list[str]:
+        if not values:
+            return []
+        return "".join(self.encode(values, 0))[1:-1].split(_SEPARATOR)
+
+    def of_scalars(self, values: Sequence[Any], bracket: str, depth: int) -> list[str]:
+        """Containers whose values are all scalars: one C call, split on the separators that
+        stood between the containers (`},NUL{`, `],NUL[`: the containers' own separators come
+        before a key or a scalar, which never starts with a bracket); an empty part is an
+        empty container."""
+        if not values:
+            return []
+        closing = "}" if bracket == "{" else "]"
+        inner = self.newline(depth + 1)
+        text = "".join(self.encode(values, 0))[2:-2].replace(_SEPARATOR, "," + inner)
+        parts = text.split(f"{closing},{inner}{bracket}")
+        filled = map(f"{bracket}{inner}%s{self.newline(depth)}{closing}".__mod__, parts)
+        if "" not in parts:
+            return list(filled)
+        return list(map({"": bracket + closing}.get, parts, filled))
+
+    def objects(self, values: Sequence[dict[Any, Any]], depth: int,
+                outer: frozenset[int]) -> list[str]:
+        """Objects of one shape (the same keys in the same order, the common case: every
+        mutation, every evidence item) are one group; else those of scalars only are one C
+        call and the others are grouped by their keys."""
+        ids = set(map(id, values))
+        if not ids.isdisjoint(outer):
+            raise _Unusual  # an object inside itself: json.dumps names the cycle
+        inside = outer | ids
+        shapes = list(map(tuple, values))
+        if len(set(shapes)) == 1:
+            return self.group(values, shapes[0], depth, inside)
+        texts = [""] * len(values)
+        flat = [index for index, value in enumerate(values)
+                if _SCALARS.issuperset(map(type, value.values()))]
+        for index, text in zip(flat, self.of_scalars([values[i] for i in flat], "{", depth),
+                               strict=True):
+            texts[index] = text
+        groups: dict[tuple[Any, ...], list[int]] = {}
+        counted = set(flat)
+        for index, shape in enumerate(shapes):
+            if index not in counted:
+                groups.setdefault(shape, []).append(index)
+        for keys, indexes in groups.items():
+            written = self.group([values[i] for i in indexes], keys, depth, inside)
+            for index, text in zip(indexes, written, strict=True):
+                texts[index] = text
+        return texts
+
+    def group(self, rows: Sequence[dict[Any, Any]], keys: tuple[Any, ...], depth: int,
+              inside: frozenset[int]) -> list[str]:
+        """Objects with these keys: each key's values one column, each object its template
+        filled in (by `%`, in C)."""
+        if not _STRINGS.issuperset(map(type, keys)):
+            raise _Unusual  # json.dumps turns such keys into strings its own way
+        if not keys:
+            return ["{}"] * len(rows)
+        columns = zip(*map(dict.values, rows), strict=True)
+        written = [self.write(column, depth + 1, inside) for column in columns]
+        between = "," + self.newline(depth + 1)
+        template = "{" + self.newline(depth + 1) + between.join(
+            encode_basestring(key).replace("%", "%%") + ": %s" for key in keys
+        ) + self.newline(depth) + "}"
+        return list(map(template.__mod__, zip(*written, strict=True)))
+
+    def arrays(self, values: Sequence[Sequence[Any]], depth: int,
+               outer: frozenset[int]) -> list[str]:
+        """Lists: of scalars, one C call for all; else every item of every list is one column,
+        written, then joined back list by list."""
+        if _SCALARS.issuperset(map(type, chain.from_iterable(values))):
+            return self.of_scalars(values, "[", depth)
+        ids = set(map(id, values))
+        if not ids.isdisjoint(outer):
+            raise _Unusual  # a list inside itself: json.dumps names the cycle
+        items = self.write(list(chain.from_iterable(values)), depth + 1, outer | ids)
+        between = "," + self.newline(depth + 1)
+        opened, closed = "[" + self.newline(depth + 1), self.newline(depth) + "]"
+        texts = []
+        start = 0
+        for length in map(len, values):
+            if length:
+                texts.append(opened + between.join(items[start:start + length]) + closed)
+                start += length
+            else:
+                texts.append("[]")
+        return texts

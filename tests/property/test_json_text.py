@@ -9,6 +9,7 @@ import json
 from enum import IntEnum, StrEnum
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -70,3 +71,19 @@ def test_a_record_shape_with_empty_and_nested_containers() -> None:
                            "x-claim-gate": {"counts": True, "covers": [], "problem": None}}],
              "deep": [[[{"a": [1, [2, {"b": {}}]]}]]]}
     assert indented_json(value) == json.dumps(value, indent=2, ensure_ascii=False)
+
+
+def test_an_object_met_again_is_written_as_json_dumps_writes_it() -> None:
+    """Columns are written a depth at a time: an object inside itself (a cycle) is refused as
+    json.dumps refuses it, and one shared at two depths is written at each."""
+    shared: dict[str, Any] = {"x": [1, {"y": None}]}
+    value = [shared, {"k": shared, "l": [shared, []]}, shared]
+    assert indented_json(value) == json.dumps(value, indent=2, ensure_ascii=False)
+    looped: dict[str, Any] = {"a": [1]}
+    looped["b"] = [looped]
+    with pytest.raises(ValueError, match="Circular reference"):
+        indented_json(looped)
+    twice: list[Any] = []
+    twice += [twice, twice]
+    with pytest.raises(ValueError, match="Circular reference"):
+        indented_json(twice)
