@@ -80,6 +80,9 @@ SPELLINGS: dict[str, tuple[str, str, int]] = {
 ORDINARY: dict[str, str] = {
     "a test module read": "print(open('tests/test_calc.py').read())\n",
     "a data file written": "open('out/data.txt', 'w').write('x')\n",
+    "a test module's text read into a name, then written elsewhere": (
+        "from pathlib import Path\nTEXT = Path('tests/test_app.py').read_text()\n"
+        "Path('out/copy.txt').write_text(TEXT)\n"),
     "a version file written": "open('pkg/_version.py', 'w').write(v)\n",
     "a fixture that cleans up": (
         "import pytest\n\n@pytest.fixture\ndef fx(tmp_path):\n    yield tmp_path\n"

@@ -48,6 +48,8 @@ _FILE_WRITERS = frozenset({"write_text", "write_bytes", "unlink", "rename", "rep
                            "chmod", "symlink_to", "hardlink_to"})
 #: A path naming a test module pytest would collect, or a conftest.
 _TEST_MODULE = re.compile(r"(?:^|[/\\])(?:test_\w*|\w+_test|conftest)\.py$")
+_PATH_BUILDERS = frozenset({"join", "joinpath", "resolve", "absolute", "with_name",
+                            "with_suffix", "expanduser"})
 _FILE_FUNCTIONS = frozenset({"os.remove", "os.unlink", "os.rename", "os.replace", "os.open",
                              "os.truncate", "shutil.copy", "shutil.copy2", "shutil.copyfile",
                              "shutil.move", "shutil.rmtree"})
@@ -367,7 +369,7 @@ class _Reader(ast.NodeVisitor):
                     if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None
                     for target in (node.targets if isinstance(node, ast.Assign)
                                    else [node.target])
-                    if isinstance(target, ast.Name)]
+                    if isinstance(target, ast.Name) and _path_like(node.value)]
         for _ in range(3):  # a name bound to a name bound to a path settles quickly
             for name, value in assigned:
                 if name not in self.test_paths and (named := self._test_module_named(value)):
@@ -383,6 +385,16 @@ class _Reader(ast.NodeVisitor):
         mode = next((k.value for k in node.keywords if k.arg == "mode"), mode)
         text = self.names.fold(mode) if mode is not None else "r"
         return text is None or any(flag in text for flag in "wax+")
+
+
+def _path_like(node: ast.AST) -> bool:
+    """An expression that stands for a path, not for what was read from it: `Path("t.py")`,
+    `root / "t.py"`, `os.path.join(d, "t.py")`; never `Path("t.py").read_text()`."""
+    if isinstance(node, ast.Call):
+        func = node.func
+        return isinstance(func, ast.Name) or (
+            isinstance(func, ast.Attribute) and func.attr in _PATH_BUILDERS)
+    return isinstance(node, ast.Constant | ast.JoinedStr | ast.BinOp | ast.Name)
 
 
 def _prefix(node: ast.AST) -> str:
