@@ -15,6 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from gate.claim.test_job import INVENTORY_FIELD
+from gate.claim.watched_internals import WATCHED_NAMESPACES
+from gate.evidence.producer_inventory import seal
 from gate.evidence.reach_python import read_python
 from tests.other_ci_support import CALC, Pipeline, claim_text, edits, new_pipeline, outcome
 
@@ -170,3 +173,31 @@ def test_a_spelling_in_the_two_job_recipe(name: str, base: Path, tmp_path: Path)
         for evidence in json.loads(result.stdout)["evidence"]:
             findings = evidence["x-change-reach"]["findings"]
             assert case.found in {(f["path"], f["line"], f["rule"]) for f in findings}, findings
+
+
+@pytest.mark.parametrize("keep", [None, 0, 1])
+def test_a_record_whose_inventory_watched_less_is_refused(keep: int | None, base: Path,
+                                                          tmp_path: Path) -> None:
+    """Code in the test job (an exit handler the owner allowed, say) empties or shortens the
+    handed-on record's list of watched internals and seals it again, so its digest holds;
+    the gate in its fresh clone still wants every namespace this plugin version watches.
+    Control (`None`): the same record sealed again unchanged verifies."""
+    root = tmp_path / "pipeline"
+    shutil.copytree(base, root, symlinks=True)
+    pipeline = Pipeline(root)
+    files = {"calc.py": FLOAT_CALC}
+    pipeline.branch(files, claim_text(edits(files)))
+    pipeline.test_job()
+    handed_on = pipeline.artifacts / "evidence.json"
+    record = json.loads(handed_on.read_text())
+    inventory = record[INVENTORY_FIELD]
+    if keep is not None:
+        inventory["internals"] = inventory["internals"][:keep]
+    record[INVENTORY_FIELD] = seal({k: v for k, v in inventory.items() if k != "digest"})
+    handed_on.write_text(json.dumps(record))
+    result = pipeline.gate_job()
+    if keep is None:
+        assert outcome(result) == (0, set()), result.stdout + result.stderr
+        return
+    assert outcome(result)[0] == 1, result.stdout + result.stderr
+    assert f"does not list {len(WATCHED_NAMESPACES) - keep} watched internals" in result.stdout
