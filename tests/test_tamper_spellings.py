@@ -8,6 +8,7 @@ are made once for the module and copied per case, so each case costs one pytest 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -201,3 +202,19 @@ def test_a_record_whose_inventory_watched_less_is_refused(keep: int | None, base
         return
     assert outcome(result)[0] == 1, result.stdout + result.stderr
     assert f"does not list {len(WATCHED_NAMESPACES) - keep} watched internals" in result.stdout
+
+
+ROUTES_PAGE = Path(__file__).parent.parent / "docs" / "tamper-routes.md"
+
+
+def test_every_test_the_route_table_names_exists() -> None:
+    """A cell that names a test renamed or removed would claim a route is covered when it is
+    not: each `file::test` (and `::test` after it, of the same file) must be a real def."""
+    text = ROUTES_PAGE.read_text("utf-8")
+    named = re.findall(r"`(tests/\w+\.py)?::(test_\w+)`", text)
+    assert len(named) > 30, named
+    current = ""
+    for path, name in named:
+        current = path or current
+        source = (ROUTES_PAGE.parent.parent / current).read_text("utf-8")
+        assert f"def {name}(" in source, f"{current}::{name}"
