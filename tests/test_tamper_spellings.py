@@ -20,6 +20,7 @@ from gate.claim.test_job import INVENTORY_FIELD
 from gate.claim.watched_internals import WATCHED_NAMESPACES
 from gate.evidence.producer_inventory import seal
 from gate.evidence.reach_python import read_python
+from tests.gitrepo import git
 from tests.other_ci_support import CALC, Pipeline, claim_text, edits, new_pipeline, outcome
 
 #: route class -> spelling -> (source, rule, line): each must be found under that rule there.
@@ -176,19 +177,28 @@ def test_a_spelling_in_the_two_job_recipe(name: str, base: Path, tmp_path: Path)
             assert case.found in {(f["path"], f["line"], f["rule"]) for f in findings}, findings
 
 
+@pytest.fixture(scope="module")
+def tested(base: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An honest change after its test job, made once: each case edits a copy of its record."""
+    root = tmp_path_factory.mktemp("recipe-tested") / "pipeline"
+    shutil.copytree(base, root, symlinks=True)
+    pipeline = Pipeline(root)
+    files = {"calc.py": FLOAT_CALC}
+    pipeline.branch(files, claim_text(edits(files)))
+    pipeline.test_job()
+    return root
+
+
 @pytest.mark.parametrize("keep", [None, 0, 1])
-def test_a_record_whose_inventory_watched_less_is_refused(keep: int | None, base: Path,
+def test_a_record_whose_inventory_watched_less_is_refused(keep: int | None, tested: Path,
                                                           tmp_path: Path) -> None:
     """Code in the test job (an exit handler the owner allowed, say) empties or shortens the
     handed-on record's list of watched internals and seals it again, so its digest holds;
     the gate in its fresh clone still wants every namespace this plugin version watches.
     Control (`None`): the same record sealed again unchanged verifies."""
     root = tmp_path / "pipeline"
-    shutil.copytree(base, root, symlinks=True)
-    pipeline = Pipeline(root)
-    files = {"calc.py": FLOAT_CALC}
-    pipeline.branch(files, claim_text(edits(files)))
-    pipeline.test_job()
+    shutil.copytree(tested, root, symlinks=True)
+    pipeline = Pipeline(root, head=git(root / "work", "rev-parse", "HEAD"))
     handed_on = pipeline.artifacts / "evidence.json"
     record = json.loads(handed_on.read_text())
     inventory = record[INVENTORY_FIELD]
@@ -202,7 +212,6 @@ def test_a_record_whose_inventory_watched_less_is_refused(keep: int | None, base
         return
     assert outcome(result)[0] == 1, result.stdout + result.stderr
     assert f"does not list {len(WATCHED_NAMESPACES) - keep} watched internals" in result.stdout
-
 
 ROUTES_PAGE = Path(__file__).parent.parent / "docs" / "tamper-routes.md"
 
