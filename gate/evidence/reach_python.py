@@ -13,6 +13,7 @@ system and the process are reached whichever way they are written.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 
 from gate.claim.change_facts import ReachFinding
@@ -45,6 +46,10 @@ _READERS = frozenset({f"builtins.{name}" for name in (
     "reversed", "any", "all", "isinstance", "id", "repr", "str", "print", "hasattr", "type")})
 _FILE_WRITERS = frozenset({"write_text", "write_bytes", "unlink", "rename", "replace", "touch",
                            "chmod", "symlink_to", "hardlink_to"})
+#: A path naming a test module pytest would collect, or a conftest.
+_TEST_MODULE = re.compile(r"(?:^|[/\\])(?:test_\w*|\w+_test|conftest)\.py$")
+_PATH_BUILDERS = frozenset({"join", "joinpath", "resolve", "absolute", "with_name",
+                            "with_suffix", "expanduser"})
 _FILE_FUNCTIONS = frozenset({"os.remove", "os.unlink", "os.rename", "os.replace", "os.open",
                              "os.truncate", "shutil.copy", "shutil.copy2", "shutil.copyfile",
                              "shutil.move", "shutil.rmtree"})
@@ -55,6 +60,7 @@ def read_python(path: str, text: str) -> tuple[ReachFinding, ...]:
     file as unread: a file the gate cannot read is never a file with nothing in it)."""
     tree = ast.parse(text, filename=path)
     reader = _Reader(path, bindings_of(tree))
+    reader.bind_test_paths(tree)
     for parent in ast.walk(tree):
         for child in ast.iter_child_nodes(parent):
             reader.parents[child] = parent
@@ -69,6 +75,8 @@ class _Reader(ast.NodeVisitor):
         self.findings: dict[tuple[int, str], ReachFinding] = {}
         self.params: list[frozenset[str]] = []
         self.parents: dict[ast.AST, ast.AST] = {}
+        #: Names bound to a path naming a test module (`p = Path("test_x.py")`).
+        self.test_paths: dict[str, str] = {}
 
     def add(self, node: ast.AST, reach: Reach | None) -> None:
         if reach is not None:
@@ -338,6 +346,34 @@ class _Reader(ast.NodeVisitor):
             writer = self._write_mode(node)
         if writer and _mentions_own_file(node):
             yield Reach("source-rewrite", "writes a file found from __file__")
+        elif writer and (named := self._test_module_named(node)):
+            yield Reach("source-rewrite", f"writes the test module {named!r}")
+
+    def _test_module_named(self, node: ast.AST) -> str | None:
+        """A test module or conftest named in a write (`Path("tests/test_x.py").write_text`,
+        `os.replace(saved, "test_x.py")`): a rewrite of the session's own tests, after or
+        around the tree checks, which a path from `__file__` alone would not catch."""
+        for part in ast.walk(node):
+            if isinstance(part, ast.Name) and part.id in self.test_paths:
+                return self.test_paths[part.id]
+            if isinstance(part, ast.Constant | ast.Name):
+                text = self.names.fold(part)
+                if text is not None and _TEST_MODULE.search(text):
+                    return text
+        return None
+
+    def bind_test_paths(self, tree: ast.AST) -> None:
+        """Names bound anywhere to an expression that names a test module, through names
+        bound the same way (flow-insensitive, like the bindings pass): `t = Path("test_x.py")`."""
+        assigned = [(target.id, node.value) for node in ast.walk(tree)
+                    if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None
+                    for target in (node.targets if isinstance(node, ast.Assign)
+                                   else [node.target])
+                    if isinstance(target, ast.Name) and _path_like(node.value)]
+        for _ in range(3):  # a name bound to a name bound to a path settles quickly
+            for name, value in assigned:
+                if name not in self.test_paths and (named := self._test_module_named(value)):
+                    self.test_paths[name] = named
 
     def _write_mode(self, node: ast.Call) -> bool:
         mode: ast.AST | None = None
@@ -349,6 +385,16 @@ class _Reader(ast.NodeVisitor):
         mode = next((k.value for k in node.keywords if k.arg == "mode"), mode)
         text = self.names.fold(mode) if mode is not None else "r"
         return text is None or any(flag in text for flag in "wax+")
+
+
+def _path_like(node: ast.AST) -> bool:
+    """An expression that stands for a path, not for what was read from it: `Path("t.py")`,
+    `root / "t.py"`, `os.path.join(d, "t.py")`; never `Path("t.py").read_text()`."""
+    if isinstance(node, ast.Call):
+        func = node.func
+        return isinstance(func, ast.Name) or (
+            isinstance(func, ast.Attribute) and func.attr in _PATH_BUILDERS)
+    return isinstance(node, ast.Constant | ast.JoinedStr | ast.BinOp | ast.Name)
 
 
 def _prefix(node: ast.AST) -> str:
