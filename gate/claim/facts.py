@@ -20,11 +20,10 @@ from gate.claim.fail_to_pass import BaseCodeComparison
 from gate.claim.github_facts import PullObservation, TestSetComparison
 from gate.claim.model import Evidence
 from gate.claim.subject import Binding, Subject
+from gate.claim.test_job import JUNIT_REPORT_FIELD as JUNIT_REPORT_FIELD
 
 #: A record and the JUnit file of its own run disagree (one was rewritten after the run).
 EVIDENCE_MISMATCH = "evidence_mismatch"
-#: Where the pytest plugin's record names the JUnit file its run wrote (path, sha256, totals).
-JUNIT_REPORT_FIELD = "x-junit-report"
 
 
 class Origin(StrEnum):
