@@ -21,6 +21,12 @@ record) and printed as a share of the fastest session without it.
 repository and committed; e.g. an sdist's source tree, with its test dependencies installed
 in this environment). The in-process figure then also times the watch itself: a `Watch`
 built over pytest's own plugin manager and compared after each of the session's tests.
+The plugin's once-per-session work is timed apart too, phase by phase, in fresh processes
+over the same tree (`bench.plugin_phases`), each as a share of the session's CPU.
+
+The sessions keep their bytecode in a temporary cache (`PYTHONPYCACHEPREFIX`, whatever
+`PYTHONDONTWRITEBYTECODE` says), as an installed claim-gate has its `.pyc` files: without
+it every active session would compile the plugin's modules again, a cost CI does not pay.
 """
 
 from __future__ import annotations
@@ -40,8 +46,12 @@ TARGET_RATIO = 1.05
 COMMIT_VARIABLES = ("GITHUB_SHA", "CI_COMMIT_SHA", "GIT_COMMIT", "CIRCLE_SHA1", "BUILDKITE_COMMIT")
 
 
-def _env() -> dict[str, str]:
+def _env(bytecode: Path | None = None) -> dict[str, str]:
+    """A git without the machine's config; with `bytecode`, Python caches bytecode there."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    if bytecode is not None:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(bytecode)
     for name in COMMIT_VARIABLES:
         env.pop(name, None)
     env.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull,
@@ -89,13 +99,14 @@ MODES = {
 }
 
 
-def run_once(root: Path, mode: str, paths: list[str]) -> tuple[float, float]:
+def run_once(root: Path, mode: str, paths: list[str],
+             bytecode: Path | None = None) -> tuple[float, float]:
     """(wall seconds, CPU seconds) of one pytest session."""
     args = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
             "--junitxml", "out/junit.xml", *MODES[mode], *paths]
     with tempfile.TemporaryFile() as output:
         started = time.perf_counter()
-        process = subprocess.Popen(args, cwd=root, env=_env(), stdout=output,
+        process = subprocess.Popen(args, cwd=root, env=_env(bytecode), stdout=output,
                                    stderr=subprocess.STDOUT)
         _, status, usage = os.wait4(process.pid, 0)
         elapsed = time.perf_counter() - started
@@ -154,8 +165,13 @@ def main(argv: list[str] | None = None) -> int:
                         help="a real project's source tree whose tests to run instead")
     parser.add_argument("--paths", nargs="*", default=[],
                         help="with --suite: the test paths to give pytest")
+    parser.add_argument("--phase-repeat", type=int, default=3,
+                        help="fresh processes per phase timing (the minimum is shown)")
     args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory(prefix="claim-gate-plugin-bench-") as tmp:
+    from bench.plugin_phases import measure, report
+
+    with tempfile.TemporaryDirectory(prefix="claim-gate-plugin-bench-") as tmp, \
+            tempfile.TemporaryDirectory(prefix="claim-gate-plugin-bytecode-") as bytecode:
         root = Path(tmp)
         if args.suite:
             copy_suite(args.suite, root)
@@ -163,18 +179,19 @@ def main(argv: list[str] | None = None) -> int:
             make_project(root, args.tests)
         wall: dict[str, list[float]] = {mode: [] for mode in MODES}
         cpu: dict[str, list[float]] = {mode: [] for mode in MODES}
-        for mode in MODES:
-            run_once(root, mode, args.paths)  # warm the bytecode and file caches for each
+        for mode in MODES:  # warm the bytecode and file caches for each
+            run_once(root, mode, args.paths, Path(bytecode))
         for repetition in range(args.repeat):
             order = list(MODES)[repetition % len(MODES):] + list(MODES)[:repetition % len(MODES)]
             for mode in order:
-                seconds, cpu_seconds = run_once(root, mode, args.paths)
+                seconds, cpu_seconds = run_once(root, mode, args.paths, Path(bytecode))
                 wall[mode].append(seconds)
                 cpu[mode].append(cpu_seconds)
         record = json.loads((root / "out" / "evidence.json").read_text())
         tests = int(record["observed_value"]["tests"])
         work = min(own_work(root, tests) for _ in range(5))
         watching = min(watch_work(root, tests) for _ in range(3))
+        phases = measure(root, args.paths, args.phase_repeat, Path(bytecode))
     assert args.suite or tests == args.tests, record["observed_value"]
     assert record["x-tree-clean"] is True, record.get("x-dirty-paths")
     findings = record["x-producer-inventory"]["findings"]
@@ -200,6 +217,10 @@ def main(argv: list[str] | None = None) -> int:
           " session without it")
     print(f"the watch in process ({tests} compares): {watching * 1000:.1f} ms ="
           f" {watching / min(cpu['without']):.1%} of the fastest session's CPU without it")
+    print("the plugin's once-per-session work, per phase (CPU, git included, min of"
+          f" {args.phase_repeat} fresh processes; share of the fastest session's CPU without it):")
+    print("\n".join(report(phases, min(cpu["without"]))))
+    print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0
 
 

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
+from gate.claim.test_job import JUNIT_REPORT_FIELD as JUNIT_REPORT_FIELD
+
 if TYPE_CHECKING:
     from gate.claim.change_facts import ChangeReading
     from gate.claim.changed_paths import ChangedPaths
@@ -25,8 +27,6 @@ if TYPE_CHECKING:
 
 #: A record and the JUnit file of its own run disagree (one was rewritten after the run).
 EVIDENCE_MISMATCH = "evidence_mismatch"
-#: Where the pytest plugin's record names the JUnit file its run wrote (path, sha256, totals).
-JUNIT_REPORT_FIELD = "x-junit-report"
 
 
 class Origin(StrEnum):

@@ -8,8 +8,6 @@ the test job; one that carries a mark was written inside it, whoever passes it o
 
 from __future__ import annotations
 
-from gate.claim.facts import JUNIT_REPORT_FIELD
-
 #: Every record the pytest plugin writes names it by this verifier id (and its version).
 PLUGIN_VERIFIER_PREFIX = "claim-gate/pytest@"
 #: The plugin's inventory of what could have rewritten results (gate/evidence/producer_inventory).
@@ -17,6 +15,9 @@ INVENTORY_FIELD = "x-producer-inventory"
 #: What ended the plugin's session early (its observed `interrupted` is true), in its record
 #: and in the evidence read from its JUnit file.
 INTERRUPTED_FIELD = "x-interrupted-by"
+#: Where the plugin's record names the JUnit file its run wrote (path, sha256, totals). Defined
+#: here, not in `facts`, so the plugin's test process does not import every fact type for it.
+JUNIT_REPORT_FIELD = "x-junit-report"
 #: The plugin's version, beside pytest's and Python's.
 PLUGIN_VERSION_FIELD = "x-plugin-version"
 #: Fields only the plugin writes: a record holding one was written in the test job.

@@ -5,8 +5,9 @@ site-packages and register it as a plugin, or edit pytest's own files, and a pre
 still call it installed. A distribution's `RECORD` lists each file it installed with its
 sha256; a file under site-packages counts as installed only when a `RECORD` in that
 directory lists it with the sha256 of the bytes there now. The RECORD files of a directory
-are read once, as text, on the first file that needs them (parsing every distribution's
-metadata through importlib.metadata costs most of a second; this costs milliseconds).
+are read once, as text, into one index on the first file that needs them (parsing every
+distribution's metadata through importlib.metadata costs most of a second; this costs
+milliseconds), and only the files asked about are hashed, each once.
 """
 
 from __future__ import annotations
@@ -25,50 +26,43 @@ def record_hash(data: bytes) -> str:
     return base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode("ascii")
 
 
-def listed_hash(record: str, relative: str) -> str | None:
-    """The sha256 a RECORD's text lists for `relative` ("" when listed without one), or None
-    when it does not list it."""
-    for start in (0, *_line_starts(record, relative)):
-        if record.startswith(f"{relative},", start):
-            end = record.find("\n", start)
-            fields = record[start:end if end >= 0 else None].rstrip("\r").split(",")
-            hashed = fields[1] if len(fields) > 1 else ""
-            return hashed.removeprefix("sha256=") if hashed.startswith("sha256=") else ""
-    return None
-
-
-def _line_starts(record: str, relative: str) -> list[int]:
-    found, needle, index = [], f"\n{relative},", record.find(f"\n{relative},")
+def listed_hashes(records: str, relative: str) -> list[str]:
+    """The sha256s RECORD text lists for `relative` ("" where listed without one), from every
+    line that starts with the path; `records` starts with a newline (it may join several)."""
+    found = []
+    needle = f"\n{relative},"
+    index = records.find(needle)
     while index >= 0:
-        found.append(index + 1)
-        index = record.find(needle, index + 1)
+        end = records.find("\n", index + 1)
+        fields = records[index + 1:end if end >= 0 else None].rstrip("\r").split(",")
+        found.append(fields[1].removeprefix("sha256=") if fields[1].startswith("sha256=") else "")
+        index = records.find(needle, index + 1)
     return found
 
 
 class RecordIndex:
-    """The RECORD files of each site-packages directory, and a verdict per file (cached)."""
+    """The RECORD files of each site-packages directory, read once into one text, and a
+    verdict per file asked about (its line found, its bytes hashed once, cached by path)."""
 
     def __init__(self) -> None:
-        self._records: dict[Path, tuple[str, ...]] = {}
+        self._records: dict[Path, str] = {}
         self._verdicts: dict[Path, str] = {}
 
-    def _texts(self, site: Path) -> tuple[str, ...]:
+    def _text(self, site: Path) -> str:
         if site not in self._records:
-            texts = []
+            texts = [""]  # the joined text starts with a newline: every line follows one
             for record in sorted(site.glob("*.dist-info/RECORD")):
                 try:
                     texts.append(record.read_text("utf-8", "replace"))
                 except OSError:
                     continue
-            self._records[site] = tuple(texts)
+            self._records[site] = "\n".join(texts)
         return self._records[site]
 
     def verdict(self, path: Path, site: Path) -> str:
         """INSTALLED, MODIFIED or UNLISTED for `path` (resolved) under `site` (resolved)."""
         if path not in self._verdicts:
-            relative = path.relative_to(site).as_posix()
-            hashes = [h for h in (listed_hash(t, relative) for t in self._texts(site))
-                      if h is not None]
+            hashes = listed_hashes(self._text(site), path.relative_to(site).as_posix())
             if not hashes:
                 self._verdicts[path] = UNLISTED
             else:

@@ -95,11 +95,18 @@ def ignored_in(toplevel: Path, rootdir: Path, roots: Iterable[Path], run: GitRun
     return found
 
 
-def hidden_flags(toplevel: Path, run: GitRunner) -> list[str]:
+def index_entries(toplevel: Path, run: GitRunner) -> list[bytes]:
+    """The index, read once for both checks below: `TAG MODE OBJECT STAGE\tPATH` per entry
+    (`git ls-files -v -s`: the tag says the index flags, the mode a gitlink)."""
+    return _entries(run(["ls-files", "-v", "-s", "-z"], toplevel))
+
+
+def hidden_flags(toplevel: Path, entries: Iterable[bytes]) -> list[str]:
     """Tracked files git was told not to compare (`assume-unchanged`, `skip-worktree`)."""
     found = []
-    for entry in _entries(run(["ls-files", "-v", "-z"], toplevel)):
-        tag, path = entry[:1], entry[2:].decode("utf-8", "surrogateescape")
+    for entry in entries:
+        tag = entry[:1]
+        path = entry.partition(b"\t")[2].decode("utf-8", "surrogateescape")
         if tag.islower():
             found.append(f"{path} (marked assume-unchanged)")
         elif tag == b"S" and (toplevel / path).exists():
@@ -107,13 +114,13 @@ def hidden_flags(toplevel: Path, run: GitRunner) -> list[str]:
     return found
 
 
-def submodule_changes(toplevel: Path, run: GitRunner) -> list[str]:
+def submodule_changes(toplevel: Path, entries: Iterable[bytes], run: GitRunner) -> list[str]:
     """Gitlinks whose checkout is at another commit or has changes, whatever `.gitmodules`
     says; a submodule that is not checked out holds no code to test and is left alone."""
     found = []
-    for entry in _entries(run(["ls-files", "-s", "-z"], toplevel)):
+    for entry in entries:
         meta, _, raw_path = entry.partition(b"\t")
-        fields = meta.split()
+        fields = meta.split()[1:]  # the tag, then MODE OBJECT STAGE
         if len(fields) < 2 or fields[0] != GITLINK_MODE:
             continue
         path = raw_path.decode("utf-8", "surrogateescape")
@@ -141,9 +148,10 @@ def hidden_changes(
     toplevel: Path, rootdir: Path, roots: Iterable[Path], run: GitRunner
 ) -> tuple[str, ...]:
     """Everything above, capped; raises OSError/SubprocessError when git cannot answer."""
+    entries = index_entries(toplevel, run)
     found = [
-        *submodule_changes(toplevel, run),
-        *hidden_flags(toplevel, run),
+        *submodule_changes(toplevel, entries, run),
+        *hidden_flags(toplevel, entries),
         *ignored_in(toplevel, rootdir, roots, run),
     ]
     return tuple(found[:MAX_HIDDEN])

@@ -12,6 +12,11 @@ inventory (`preloaded`) and each is a finding that makes the run `producer_modif
 the running interpreter's installed directories (a virtualenv created inside the checkout
 is installed code, not the change). This module only observes; the judgement is
 `producer_inventory`'s.
+
+The scan is cheap on purpose (it runs in every active session): the distributions read are
+the ones whose `pytest11` entry points pytest loaded (`list_plugin_distinfo`, which pytest
+filled while it imported them), not every distribution installed, and a module's real path
+is its directory's, resolved once per directory, unless the file itself is a link.
 """
 
 from __future__ import annotations
@@ -40,13 +45,23 @@ class Locator:
     def __init__(self, rootdir: Path, installed: Iterable[Path]) -> None:
         self.rootdir = rootdir.resolve()
         self._installed = tuple(installed)
+        self._directories: dict[Path, Path] = {}
+
+    def _real(self, file: Path) -> Path:
+        """`file` with every link resolved; a directory's real path is worked out once."""
+        if file.is_symlink():
+            return file.resolve()
+        directory = file.parent
+        if directory not in self._directories:
+            self._directories[directory] = directory.resolve()
+        return self._directories[directory] / file.name
 
     def repository_path(self, file: object) -> str | None:
         """The path relative to the rootdir when `file` is the repository's, else None."""
         if not isinstance(file, str | Path) or str(file).startswith("<"):
             return None
         try:
-            path = Path(file).resolve()
+            path = self._real(Path(file))
         except (OSError, RuntimeError):
             return None
         if any(path.is_relative_to(d) for d in self._installed) \
@@ -77,6 +92,17 @@ def shadowed_modules(modules: Mapping[str, Any], locator: Locator) -> list[dict[
         else:
             found[top if name == top else name] = _entry(
                 name, file, "the repository's copy shadows the installed one")
+    return list(found.values())
+
+
+def loaded_distributions(pluginmanager: Any) -> list[Any]:
+    """The distributions whose `pytest11` entry points pytest loaded: only their code ran
+    before the plugin (pytest skips an entry point whose name is taken or blocked, and one
+    that fails to load ends the session). From pluggy's `list_plugin_distinfo`, unwrapped."""
+    found: dict[int, Any] = {}
+    for _, facade in pluginmanager.list_plugin_distinfo():
+        distribution = getattr(facade, "_dist", facade)
+        found.setdefault(id(distribution), distribution)
     return list(found.values())
 
 

@@ -12,9 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from gate.claim.fail_to_pass import BASE_CODE_PROPERTY
-from gate.evidence.base_code_tree import base_code_binding
-from gate.evidence.git_diff import GitDiffError, toplevel
+from gate.claim.fail_to_pass import BASE_CODE_PROPERTY, MARKER_PATH
 from gate.evidence.pytest_record import SessionFacts, Totals, TreeState
 from gate.evidence.pytest_selection import configured_selection
 
@@ -44,9 +42,20 @@ def configured(config: Any, chosen: dict[str, object],
 
 def base_code_properties(rootpath: Path, tree: TreeState) -> tuple[tuple[str, str], ...]:
     """After `claim-gate base-code`: whether the tree is exactly its plan on this head, as
-    the `claim-gate.base_code` property (none when there is no plan, or no git to ask)."""
+    the `claim-gate.base_code` property (none when there is no plan, or no git to ask).
+
+    The plan lies at the top of the working tree, which holds the rootdir: with no plan in
+    the rootdir or any directory above it there is none to check, and git is not asked (a
+    work tree elsewhere, through `GIT_WORK_TREE`, then gets no property: the run is not
+    taken for one over the base's code)."""
     if tree.commit is None or tree.source != "git":
         return ()
+    here = rootpath.resolve()
+    if not any((d / MARKER_PATH).is_file() for d in (here, *here.parents)):
+        return ()
+    from gate.evidence.base_code_tree import base_code_binding
+    from gate.evidence.git_diff import GitDiffError, toplevel
+
     try:
         top = toplevel(rootpath)
     except GitDiffError:

@@ -87,6 +87,7 @@ class Origins:
         self._site = tuple(site)
         self._records = records or RecordIndex()
         self._cache: dict[str, str] = {}
+        self._shown: dict[str, str] = {}
 
     def of(self, file: str | None) -> str:
         if not file or file.startswith("<"):
@@ -112,11 +113,12 @@ class Origins:
         """A path relative to the rootdir when under it (records are shared, homes are not)."""
         if not file:
             return "<unknown>"
-        path = Path(file)
-        try:
-            return path.resolve().relative_to(self.rootdir).as_posix()
-        except (ValueError, OSError):
-            return file
+        if file not in self._shown:  # asked again for each hook of a plugin: resolved once
+            try:
+                self._shown[file] = Path(file).resolve().relative_to(self.rootdir).as_posix()
+            except (ValueError, OSError):
+                self._shown[file] = file
+        return self._shown[file]
 
 
 def code_file(obj: object) -> str | None:

@@ -3,9 +3,17 @@
 The clean-tree check runs once, at session start. Code that runs after it (a conftest, the code
 under test imported during collection) can rewrite a test file before pytest imports it and put
 it back at exit, and the start check never sees it. So the plugin hashes every collected test
-module in git's blob form (`git hash-object`) right after collection and again at session end,
+module in git's blob form (`git hash-object`) as its collector starts and again at session end,
 and asks git once for the commit's blobs of those paths: a module whose bytes were not the
 commit's when collected or at the end, or that is not in the commit at all, is named.
+
+The hash taken in process is of the raw bytes: the first look, cheap, and right for most
+repositories. Where the checkout is not the blob byte for byte (`core.autocrlf`, an `eol`
+or `filter` attribute such as LFS, a SHA-256 repository), a module whose raw hash differs is
+asked of git once more, all such modules in one `git hash-object` (filters and the object
+format applied): bytes that git stores as the commit's blob are the commit's. The collected
+hash is of the bytes then; it counts as the commit's when it is the raw hash of a file that
+git confirms at the end (the same bytes).
 """
 
 from __future__ import annotations
@@ -25,7 +33,8 @@ MAX_LISTED = 20
 
 
 def blob_id(data: bytes) -> str:
-    """git's object id of a file with these bytes (`git hash-object`, SHA-1 repositories)."""
+    """git's object id of a file with these bytes, unfiltered (`git hash-object
+    --no-filters`, SHA-1 repositories): the first look, confirmed by `filtered_blobs`."""
     return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
 
 
@@ -58,6 +67,24 @@ def commit_blobs(
             parts = meta.split()
             if len(parts) == 3 and parts[1] == b"blob":
                 found[name.decode("utf-8", "surrogateescape")] = parts[2].decode("ascii")
+    return found
+
+
+def filtered_blobs(rootdir: Path, paths: Sequence[str], run: GitRunner = run_git) -> dict[str, str]:
+    """git's blob id of each file as git would store it now (clean filters, end-of-line
+    conversion and the repository's object format applied); a path git cannot hash (gone, or
+    a filter that fails) is left out, so it stays differing."""
+    found: dict[str, str] = {}
+    present = [p for p in paths if (rootdir / p).is_file()]
+    for start in range(0, len(present), 500):
+        batch = present[start:start + 500]
+        try:
+            out = run(["hash-object", "--", *batch], rootdir)
+        except (OSError, subprocess.SubprocessError):
+            continue
+        ids = out.decode("ascii", "replace").split()
+        if len(ids) == len(batch):
+            found.update(zip(batch, ids, strict=True))
     return found
 
 
@@ -100,12 +127,16 @@ class SourceWatch:
         except (OSError, subprocess.SubprocessError) as exc:
             facts["problem"] = f"git ls-tree could not list the commit's test modules: {exc}"[:300]
             return facts
+        at_end = {path: file_blob(self._rootdir / path) for path in self._collected}
+        unsure = [path for path, seen in sorted(self._collected.items())
+                  if path in blobs and (seen != {blobs[path]} or at_end[path] != blobs[path])]
+        confirmed = filtered_blobs(self._rootdir, unsure, run) if unsure else {}
         differing = []
         for path, seen in sorted(self._collected.items()):
-            at_end = file_blob(self._rootdir / path)
             expected = blobs.get(path)
-            if expected is None or seen != {expected} or at_end != expected:
-                differing.append({"path": path, "commit": expected, "end": at_end,
+            same = {expected} | ({at_end[path]} if confirmed.get(path) == expected else set())
+            if expected is None or not seen <= same or at_end[path] not in same:
+                differing.append({"path": path, "commit": expected, "end": at_end[path],
                                   "collected": sorted(b or "unreadable" for b in seen)})
         facts["differing_count"] = len(differing)
         facts["differing"] = differing[:MAX_LISTED]

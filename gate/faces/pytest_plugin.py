@@ -10,7 +10,6 @@ The logic lives in `gate.evidence.pytest_record` (pure) and `gate.evidence.git_p
 
 from __future__ import annotations
 
-import importlib.metadata
 import json
 import os
 import sys
@@ -58,14 +57,14 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
         watch.observe(early_config.pluginmanager, "load")
         watch.register(early_config.pluginmanager)  # its item check, in xdist's workers too
         early_config.stash[_WATCH] = watch
-        early_config.stash[_PRELOADED] = _preloaded(rootdir)
+        early_config.stash[_PRELOADED] = _preloaded(early_config)
 
 
-def _preloaded(rootdir: Path) -> list[dict[str, str]]:
+def _preloaded(config: pytest.Config) -> list[dict[str, str]]:
     """The repository's code that ran before this hook: entry points, shadowing packages."""
-    from gate.evidence.plugin_preload import preloaded
+    from gate.evidence.plugin_preload import loaded_distributions, preloaded
 
-    return preloaded(rootdir, sys.modules, importlib.metadata.distributions())
+    return preloaded(config.rootpath, sys.modules, loaded_distributions(config.pluginmanager))
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -94,7 +93,7 @@ class _Recorder:
             watch.register(config.pluginmanager)
         self._watch = watch
         self._preloaded = config.stash[_PRELOADED] if _PRELOADED in config.stash \
-            else _preloaded(config.rootpath)  # the option came late: as seen from now
+            else _preloaded(config)  # the option came late: as seen from now
         self._roots: tuple[Path, ...] = ()
         self._inventory: dict[str, Any] | None = None
         self._interrupted: str | None = None
