@@ -22,12 +22,3 @@ def test_site_packages_within_installed_within_scripts() -> None:
                                 dirs.installed_dirs_and_scripts())
     assert site
     assert set(site) <= set(installed) < set(scripts)
-
-
-def test_the_watchs_and_the_preload_scans_copies_agree() -> None:
-    # Until they import these (one home), the older copies must give the same directories.
-    from gate.evidence import plugin_preload, pytest_watch
-
-    assert pytest_watch.site_dirs() == dirs.site_dirs()
-    assert pytest_watch.install_dirs() == dirs.install_dirs()
-    assert plugin_preload.installed_dirs() == dirs.installed_dirs_and_scripts()

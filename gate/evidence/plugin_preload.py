@@ -21,22 +21,16 @@ is its directory's, resolved once per directory, unless the file itself is a lin
 
 from __future__ import annotations
 
-import sysconfig
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
+
+from gate.evidence.interpreter_dirs import installed_dirs_and_scripts
 
 #: Packages whose code must be the installed one: pytest, its hook machinery, the plugin.
 SHADOWABLE = ("pytest", "_pytest", "pluggy", "gate")
 ENTRY_POINT_GROUP = "pytest11"
 MAX_PRELOADED = 20
-
-
-def installed_dirs() -> tuple[Path, ...]:
-    """Where the running interpreter's installed code and scripts live, resolved."""
-    paths = sysconfig.get_paths()
-    keys = ("purelib", "platlib", "stdlib", "platstdlib", "scripts")
-    return tuple(sorted({Path(paths[key]).resolve() for key in keys if key in paths}))
 
 
 class Locator:
@@ -136,7 +130,7 @@ def repository_entry_points(distributions: Iterable[Any], modules: Mapping[str, 
 def preloaded(rootdir: Path, modules: Mapping[str, Any],
               distributions: Iterable[Any]) -> list[dict[str, str]]:
     """Everything from the repository that ran before the plugin's first hook."""
-    locator = Locator(rootdir, installed_dirs())
+    locator = Locator(rootdir, installed_dirs_and_scripts())
     found = shadowed_modules(modules, locator) \
         + repository_entry_points(distributions, modules, locator)
     unique = {(e["what"], e["file"]): e for e in found}

@@ -17,7 +17,6 @@ from __future__ import annotations
 import hashlib
 import inspect
 import sys
-import sysconfig
 from collections.abc import Iterable, Mapping
 from itertools import chain
 from operator import attrgetter
@@ -26,6 +25,8 @@ from typing import Any
 
 from gate.claim.watched_internals import WATCHED_NAMESPACES
 from gate.evidence.content_origin import INSTALLED, RecordIndex
+from gate.evidence.interpreter_dirs import install_dirs as install_dirs  # for the plugin
+from gate.evidence.interpreter_dirs import site_dirs as site_dirs  # and the bench
 from gate.evidence.item_state import ItemWatch, own_code
 from gate.evidence.producer_inventory import (
     INVENTORY_VERSION,
@@ -47,21 +48,6 @@ from gate.evidence.xdist_channel import XdistChannel
 _ITEM_METHODS = ("runtest", "setup", "teardown")
 _FUNCTION = attrgetter("function")
 MAX_LISTED_CHANGES = 20
-
-
-def install_dirs() -> tuple[Path, ...]:
-    """Where the running interpreter's installed code lives (site-packages, stdlib)."""
-    paths = sysconfig.get_paths()
-    found = {Path(paths[key]).resolve() for key in ("purelib", "platlib", "stdlib", "platstdlib")
-             if key in paths}
-    return tuple(sorted(found))
-
-
-def site_dirs() -> tuple[Path, ...]:
-    """site-packages: where a file counts as installed only when a RECORD lists its bytes."""
-    paths = sysconfig.get_paths()
-    return tuple(sorted({Path(paths[key]).resolve() for key in ("purelib", "platlib")
-                         if key in paths}))
 
 
 def sha256_of(path: Path) -> str | None:

@@ -20,13 +20,12 @@ from __future__ import annotations
 
 import hashlib
 import subprocess
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from gate.evidence.git_probe import run_git
-
-GitRunner = Callable[[Sequence[str], Path], bytes]
+from gate.evidence.git_tree import GitRunner, ls_tree
 
 #: At most this many differing modules are listed (the count says how many there were).
 MAX_LISTED = 20
@@ -58,16 +57,8 @@ def commit_blobs(
 ) -> dict[str, str]:
     """The commit's blob id of each path (relative to `rootdir`, or to the repository's top
     with `full_tree`) that it holds."""
-    found: dict[str, str] = {}
-    scope = ["--full-tree"] if full_tree else []
-    for start in range(0, len(paths), 500):  # keep each command line short
-        out = run(["ls-tree", "-z", *scope, commit, "--", *paths[start:start + 500]], rootdir)
-        for entry in out.split(b"\0"):
-            meta, _, name = entry.partition(b"\t")
-            parts = meta.split()
-            if len(parts) == 3 and parts[1] == b"blob":
-                found[name.decode("utf-8", "surrogateescape")] = parts[2].decode("ascii")
-    return found
+    entries = ls_tree(run, rootdir, commit, paths, full_tree=full_tree)
+    return {path: entry.oid for path, entry in entries.items() if entry.kind == "blob"}
 
 
 def filtered_blobs(rootdir: Path, paths: Sequence[str], run: GitRunner = run_git) -> dict[str, str]:
