@@ -133,12 +133,9 @@ def _phases(config: Any, root: Path, paths: list[str],
     yield "sources_collect", sources_collect
 
     def end() -> None:
-        from gate.evidence.producer_inventory import seal
-
         state["watch"].observe(config.pluginmanager, "end")
-        watched = state["watch"].inventory(config, [], os.environ,
-                                           (state["tree"], ignored, state["roots"]))
-        state["inventory"] = seal({**watched, "preloaded": state["preloaded"]})
+        state["inventory"] = state["watch"].inventory(
+            config, [], os.environ, (state["tree"], ignored, state["roots"]), state["preloaded"])
 
     yield "end", end
 

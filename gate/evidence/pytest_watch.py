@@ -258,9 +258,11 @@ class Watch:
     def inventory(
         self, config: Any, items: Iterable[Any], environ: Mapping[str, str],
         tree: tuple[Any, list[Path], Iterable[Path]] | None = None,
+        preloaded: Iterable[Mapping[str, str]] = (),
     ) -> dict[str, Any]:
-        """The sealed inventory (findings and digest filled in) for the record, `items` the
-        session's collected items; with `tree`
+        """The sealed inventory (findings and digest filled in, once) for the record, `items`
+        the session's collected items, `preloaded` the repository's code that ran before the
+        plugin (`plugin_preload`); with `tree`
         (the start's TreeState, the ignored files, the import roots) also the test modules
         against the commit and the tree probed again at the end (`test_sources`)."""
         ended = end_facts(self.sources, tree[0], self._origins.rootdir, tree[1], environ,
@@ -279,6 +281,7 @@ class Watch:
             "conftests": [p for p in plugins if p["conftest"]],
             "repository_plugins": [p for p in plugins if not p["conftest"]],
             **ended,
+            "preloaded": [dict(entry) for entry in preloaded],
         }
         return seal(inventory)
 

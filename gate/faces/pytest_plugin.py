@@ -165,13 +165,11 @@ class _Recorder:
     ) -> Generator[None, object, object]:
         # Innermost wrapper: before the JUnit writer (plain) runs, seal the inventory and add it
         # to the report; after it wrote the file, hash it and write the record.
-        from gate.evidence.producer_inventory import seal
         from gate.evidence.pytest_record import completion_properties, inventory_properties
         self._watch.observe(self._config.pluginmanager, "end")
-        watched = self._watch.inventory(
+        self._inventory = self._watch.inventory(
             self._config, session.items, os.environ,
-            (self._tree, self._ignored(), self._roots))
-        self._inventory = seal({**watched, "preloaded": self._preloaded})
+            (self._tree, self._ignored(), self._roots), self._preloaded)
         self._add_junit_properties(inventory_properties(self._inventory))
         self._add_junit_properties(completion_properties(self._tally.totals(), self._interrupted))
         result = yield
