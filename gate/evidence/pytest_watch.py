@@ -156,7 +156,7 @@ class Watch:
         """Register the watch's own pytest plugins: the item check, and under xdist the
         channel that brings what each worker saw to the controller."""
         pluginmanager.register(self.items, "claim-gate-item-watch")
-        pluginmanager.register(XdistChannel(self._origins.rootdir, self.sources, self.items),
+        pluginmanager.register(XdistChannel(self.sources, self.items),
                                "claim-gate-xdist-channel")
 
     def observe(self, pluginmanager: Any, when: str) -> None:

@@ -85,6 +85,7 @@ class SourceWatch:
     def __init__(self, rootdir: Path) -> None:
         self._rootdir = rootdir
         self._collected: dict[str, set[str | None]] = {}
+        self._unread: list[str] = []
 
     def collected(self, paths: Iterable[Path]) -> None:
         """Hash these modules now: before pytest imports one (its collector starts) and after
@@ -100,23 +101,37 @@ class SourceWatch:
         files = dict.fromkeys(node_id.split("::", 1)[0] for node_id in node_ids)
         self.collected(self._rootdir / name for name in files if name)
 
-    def seen(self, blobs: Mapping[str, str | None]) -> None:
+    def taken(self) -> dict[str, list[str | None]]:
+        """Every blob taken of each module (rootdir-relative path): what an xdist worker
+        hands its controller (`xdist_channel`)."""
+        return {shown: sorted(blobs, key=str) for shown, blobs in self._collected.items()}
+
+    def seen(self, blobs: Mapping[str, Iterable[str | None]]) -> None:
         """Blobs another process took of these modules (rootdir-relative paths) before it
-        imported them: an xdist worker's (`xdist_channel`)."""
-        for shown, blob in blobs.items():
-            self._collected.setdefault(shown, set()).add(blob)
+        imported them: an xdist worker's (`taken` there)."""
+        for shown, taken in blobs.items():
+            self._collected.setdefault(shown, set()).update(taken)
+
+    def unread(self, why: str) -> None:
+        """Hashes the session needed and did not get (a worker that sent none): a problem,
+        never "nothing differed"."""
+        self._unread.append(why[:300])
 
     def facts(self, commit: str | None, run: GitRunner = run_git) -> dict[str, Any]:
         """What the inventory records: how many modules were checked and those that differ
         (`skipped` without a commit to compare with; `problem` when git could not answer)."""
         facts: dict[str, Any] = {"checked": len(self._collected), "differing": []}
+        if self._unread:
+            facts["problem"] = "; ".join(self._unread[:MAX_LISTED])
         if commit is None:
             facts["skipped"] = "no commit to compare with (the record says why)"
             return facts
         try:
             blobs = commit_blobs(self._rootdir, commit, sorted(self._collected), run)
         except (OSError, subprocess.SubprocessError) as exc:
-            facts["problem"] = f"git ls-tree could not list the commit's test modules: {exc}"[:300]
+            facts["problem"] = "; ".join([
+                *self._unread[:MAX_LISTED],
+                f"git ls-tree could not list the commit's test modules: {exc}"[:300]])
             return facts
         at_end = {path: file_blob(self._rootdir / path) for path in self._collected}
         unsure = [path for path, seen in sorted(self._collected.items())

@@ -19,48 +19,49 @@ from typing import Any
 import pytest
 
 from gate.evidence.item_state import ItemWatch
-from gate.evidence.test_sources import SourceWatch, file_blob
+from gate.evidence.test_sources import SourceWatch
 
 #: The key of the worker's `workeroutput` this plugin fills.
 OUTPUT_KEY = "claim_gate_watch"
 
-#: At most this many modules are taken from one worker (a suite has far fewer files).
+#: At most this many modules are taken from one worker (a suite has far fewer files), and
+#: this many blobs of each (a worker hashes a module once).
 MAX_MODULES = 100_000
+MAX_BLOBS = 8
 
 
 class XdistChannel:
     """Registered in every process of an active session; a worker fills, the controller
     reads. Without xdist, `workerinput` is never set and it does nothing."""
 
-    def __init__(self, rootdir: Path, sources: SourceWatch, items: ItemWatch) -> None:
-        self._rootdir = rootdir.resolve()
+    def __init__(self, sources: SourceWatch, items: ItemWatch) -> None:
         self._sources = sources
         self._items = items
-        self._blobs: dict[str, str | None] = {}
 
     def pytest_collectstart(self, collector: pytest.Collector) -> None:
+        # The controller's recorder hashes in a single process; a worker has no recorder.
         if hasattr(collector.config, "workerinput") and isinstance(collector, pytest.Module):
-            path = Path(str(collector.path))
-            try:
-                shown = path.resolve().relative_to(self._rootdir).as_posix()
-            except (ValueError, OSError):
-                return
-            self._blobs.setdefault(shown, file_blob(path))  # before pytest imports it
+            self._sources.collected([Path(str(collector.path))])  # before pytest imports it
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         output = getattr(session.config, "workeroutput", None)
         if isinstance(output, dict):
-            output[OUTPUT_KEY] = {"modules": dict(self._blobs), **self._items.entries()}
+            output[OUTPUT_KEY] = {"modules": self._sources.taken(), **self._items.entries()}
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: object) -> None:
-        del error
         output = getattr(node, "workeroutput", None)
         seen = output.get(OUTPUT_KEY) if isinstance(output, Mapping) else None
         if not isinstance(seen, Mapping):
-            return  # a worker that crashed sends nothing: its tests did not finish either
+            if error is None:  # a crashed worker's tests did not finish: the tally says so
+                self._sources.unread(
+                    f"xdist worker {getattr(node, 'gateway', node)!s:.80} went down without"
+                    " the hashes it took of its test modules before importing them")
+            return
         modules = seen.get("modules")
         if isinstance(modules, Mapping):
-            self._sources.seen({str(path): blob if isinstance(blob, str) else None
-                                for path, blob in list(modules.items())[:MAX_MODULES]})
+            self._sources.seen({
+                str(path): [b if isinstance(b, str) else None for b in blobs][:MAX_BLOBS]
+                for path, blobs in list(modules.items())[:MAX_MODULES]
+                if isinstance(blobs, list)})
         self._items.merge(seen)
