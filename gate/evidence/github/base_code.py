@@ -17,7 +17,6 @@ from __future__ import annotations
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from fnmatch import fnmatchcase
 from pathlib import Path
 
 from gate.claim.facts import EvidenceItem
@@ -26,7 +25,12 @@ from gate.claim.github_facts import WorkflowRun, run_label
 from gate.claim.junit_facts import JUnitFile
 from gate.evidence.base_code_run import compare_runs
 from gate.evidence.github.api import GitHubApi
-from gate.evidence.github.ci_evidence import CiEvidence, read_artifact_junit, run_item
+from gate.evidence.github.ci_evidence import (
+    CiEvidence,
+    artifacts_named,
+    read_artifact_junit,
+    run_item,
+)
 
 
 @dataclass(frozen=True)
@@ -60,7 +64,7 @@ def collect_base_code(
         for run, head in _head_files(ci).values():
             before: list[JUnitFile] = []
             listing = listed[run.id] if run.id in listed else tuple(api.artifacts(run.id))
-            wanted = [a for a in listing if any(fnmatchcase(a.name, p) for p in patterns)]
+            wanted = artifacts_named(listing, patterns)
             for artifact in wanted:
                 label = f"{run_label(run)} artifact {artifact.name!r}"
                 files, notes = read_artifact_junit(api, run, [artifact], Path(scratch),

@@ -21,14 +21,13 @@ from __future__ import annotations
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from fnmatch import fnmatchcase
 from pathlib import Path
 
 from gate.claim.ci_facts import ExpectedProducer
 from gate.claim.github_facts import Artifact, TestSetComparison, WorkflowRun, run_label
 from gate.claim.junit_facts import JUnitFile, JUnitRun
 from gate.evidence.github.api import GitHubApi
-from gate.evidence.github.ci_evidence import read_artifact_junit
+from gate.evidence.github.ci_evidence import artifacts_named, read_artifact_junit
 from gate.evidence.test_sets import MAX_COMPARED_TESTS, compare
 
 __all__ = ["MAX_COMPARED_TESTS", "BaseCommit", "compare_test_sets", "read_base_commit"]
@@ -80,9 +79,7 @@ def read_base_commit(api: GitHubApi, candidates: Sequence[str | None], branch: s
                 runs.setdefault(run.path, run)
         if runs:
             bound = list(runs.values()) if patterns else []
-            artifacts = {run.id: tuple(a for a in listed
-                                       if any(fnmatchcase(a.name, p) for p in patterns)
-                                       and not any(fnmatchcase(a.name, p) for p in exclude))
+            artifacts = {run.id: tuple(artifacts_named(listed, patterns, exclude))
                          for run, listed in zip(bound, api.reads.each(
                              lambda run: api.artifacts(run.id), bound), strict=True)}
             return BaseCommit(sha, branch, runs, artifacts)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -184,12 +184,19 @@ def _absence(run: WorkflowRun) -> str | None:
     return None
 
 
+def artifacts_named(listed: Iterable[Artifact], patterns: Sequence[str],
+                    exclude: Sequence[str] = ()) -> list[Artifact]:
+    """The artifacts named like one of `patterns` and like none of `exclude` (the head's
+    JUnit, the base's baseline and the run over the base's code are told apart by name)."""
+    return [a for a in listed if any(fnmatchcase(a.name, p) for p in patterns)
+            and not any(fnmatchcase(a.name, p) for p in exclude)]
+
+
 def _wanted_artifacts(listed: Sequence[Artifact], run: WorkflowRun, patterns: Sequence[str],
                       notes: list[str], exclude: Sequence[str] = ()) -> list[Artifact]:
     """The run's artifacts named like the patterns and not like `exclude` (a note says when
     there is none)."""
-    wanted = [a for a in listed if any(fnmatchcase(a.name, p) for p in patterns)
-              and not any(fnmatchcase(a.name, p) for p in exclude)]
+    wanted = artifacts_named(listed, patterns, exclude)
     if not wanted:
         notes.append(f"{run_label(run)} has no artifact named like {', '.join(patterns)}")
     return wanted
