@@ -37,12 +37,28 @@ def test_a_workers_hashes_reach_the_controller(tmp_path: Path) -> None:
     assert _source_findings(sources) == []
 
 
-@pytest.mark.parametrize("output", [{}, {OUTPUT_KEY: "not a mapping"}])
-def test_a_worker_down_without_its_hashes_is_a_problem(tmp_path: Path, output: object) -> None:
+@pytest.mark.parametrize(("output", "said"), [
+    ({}, "gw0 went down without the hashes"),
+    ({OUTPUT_KEY: "not a mapping"}, "gw0 went down without the hashes"),
+    ({OUTPUT_KEY: {"modules": [], "item_changes": [], "item_reports": []}}, "another shape"),
+    ({OUTPUT_KEY: {"modules": {}, "item_reports": []}}, "another shape"),
+])
+def test_a_worker_down_without_its_hashes_is_a_problem(
+    tmp_path: Path, output: object, said: str,
+) -> None:
     controller, sources = _channel(tmp_path)
     controller.pytest_testnodedown(SimpleNamespace(workeroutput=output, gateway="gw0"), None)
     [finding] = _source_findings(sources)
-    assert "gw0 went down without the hashes" in finding["route"]
+    assert said in finding["route"]
+
+
+def test_a_module_hash_in_another_shape_is_unreadable(tmp_path: Path) -> None:
+    (tmp_path / "test_a.py").write_text("def test_a():\n    assert True\n")
+    controller, sources = _channel(tmp_path)
+    output = {OUTPUT_KEY: {"modules": {"test_a.py": "not a list"}, "item_changes": [],
+                           "item_reports": []}}
+    controller.pytest_testnodedown(SimpleNamespace(workeroutput=output), None)
+    assert sources.taken() == {"test_a.py": [None]}
 
 
 def test_a_crashed_worker_is_left_to_the_unfinished_tests(tmp_path: Path) -> None:

@@ -54,14 +54,21 @@ class XdistChannel:
         seen = output.get(OUTPUT_KEY) if isinstance(output, Mapping) else None
         if not isinstance(seen, Mapping):
             if error is None:  # a crashed worker's tests did not finish: the tally says so
-                self._sources.unread(
-                    f"xdist worker {getattr(node, 'gateway', node)!s:.80} went down without"
-                    " the hashes it took of its test modules before importing them")
+                self._sources.unread(f"xdist worker {_name(node)} went down without the"
+                                     " hashes it took of its test modules before importing them")
             return
         modules = seen.get("modules")
-        if isinstance(modules, Mapping):
-            self._sources.seen({
-                str(path): [b if isinstance(b, str) else None for b in blobs][:MAX_BLOBS]
-                for path, blobs in list(modules.items())[:MAX_MODULES]
-                if isinstance(blobs, list)})
+        lists = [seen.get(key) for key in ("item_changes", "item_reports")]
+        if not isinstance(modules, Mapping) or not all(isinstance(v, list) for v in lists):
+            self._sources.unread(f"xdist worker {_name(node)} sent its watch in another shape"
+                                 " than the plugin writes")
+            return
+        self._sources.seen({
+            str(path): [b if isinstance(b, str) else None for b in blobs][:MAX_BLOBS]
+            if isinstance(blobs, list) else [None]  # unreadable: never the commit's
+            for path, blobs in list(modules.items())[:MAX_MODULES]})
         self._items.merge(seen)
+
+
+def _name(node: Any) -> str:
+    return f"{getattr(node, 'gateway', node)!s:.80}"
