@@ -149,7 +149,7 @@ def watch_work(root: Path, tests: int) -> float:
     manager = get_config().pluginmanager
     started = time.perf_counter()
     origins = Origins(root, Path(gate.__file__).parent, install_dirs(), site_dirs())
-    watch = Watch(origins)
+    watch = Watch(origins, os.environ)
     watch.observe(manager, "load")
     for _ in range(tests):
         watch.observe(manager, "run")

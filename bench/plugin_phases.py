@@ -102,7 +102,7 @@ def _phases(config: Any, root: Path, paths: list[str],
         from gate.evidence.pytest_watch import Origins, Watch, install_dirs, site_dirs
 
         origins = Origins(root, Path(gate.__file__).parent, install_dirs(), site_dirs())
-        state["watch"] = Watch(origins)
+        state["watch"] = Watch(origins, os.environ)
         state["watch"].observe(config.pluginmanager, "load")
 
     yield "watch_load", watch_load

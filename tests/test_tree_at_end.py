@@ -4,9 +4,11 @@ never "nothing changed"; a hidden entry's flag does not hide the committed path 
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from gate.evidence.git_probe import probe_tree
+from gate.evidence.git_settings import git_view
 from gate.evidence.producer_inventory import derive_findings
 from gate.evidence.test_sources import SourceWatch, end_facts
 from tests.gitrepo import commit_all, git, init_repo
@@ -22,7 +24,7 @@ def _repo(tmp_path: Path) -> Path:
 
 
 def _findings(repo: Path, start: object) -> list[dict[str, str]]:
-    ended = end_facts(SourceWatch(repo), start, repo, [], {}, [repo])
+    ended = end_facts(SourceWatch(repo), start, repo, [], git_view(repo, os.environ), [repo])
     return [f for f in derive_findings(ended) if f["code"] == "tree_changed"]
 
 

@@ -25,6 +25,7 @@ from typing import Any
 
 from gate.claim.watched_internals import WATCHED_NAMESPACES
 from gate.evidence.content_origin import INSTALLED, RecordIndex
+from gate.evidence.git_settings import git_view
 from gate.evidence.interpreter_dirs import install_dirs as install_dirs  # for the plugin
 from gate.evidence.interpreter_dirs import site_dirs as site_dirs  # and the bench
 from gate.evidence.item_state import ItemWatch, own_code
@@ -138,8 +139,10 @@ def _hook_objects(pluginmanager: Any) -> tuple[list[object], list[Any]]:
 class Watch:
     """One session's observations; the plugin owns it (no global state)."""
 
-    def __init__(self, origins: Origins) -> None:
+    def __init__(self, origins: Origins, environ: Mapping[str, str]) -> None:
         self._origins = origins
+        #: git as found at load: every git the plugin runs gets this environment (`git_settings`).
+        self.git = git_view(origins.rootdir, environ)
         self._namespaces = NamespaceWatch.take(WATCHED_NAMESPACES)
         self._imports = ImportListWatch.take()
         self.sources = SourceWatch(origins.rootdir)
@@ -265,7 +268,7 @@ class Watch:
         plugin (`plugin_preload`); with `tree`
         (the start's TreeState, the ignored files, the import roots) also the test modules
         against the commit and the tree probed again at the end (`test_sources`)."""
-        ended = end_facts(self.sources, tree[0], self._origins.rootdir, tree[1], environ,
+        ended = end_facts(self.sources, tree[0], self._origins.rootdir, tree[1], self.git,
                           tree[2]) if tree else {}
         hooks = [_with_route(entry, config, environ) for entry in self._hooks.values()]
         plugins = _repository_plugins(config.pluginmanager, self._origins)

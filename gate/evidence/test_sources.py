@@ -21,10 +21,11 @@ from __future__ import annotations
 import hashlib
 import subprocess
 from collections.abc import Iterable, Mapping, Sequence
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from gate.evidence.git_probe import run_git
+from gate.evidence.git_settings import GitView, settings_moved
 from gate.evidence.git_tree import GitRunner, ls_tree
 
 #: At most this many differing modules are listed (the count says how many there were).
@@ -151,37 +152,43 @@ class SourceWatch:
 
 def end_facts(
     sources: SourceWatch, start: Any, rootdir: Path, ignored: list[Path],
-    environ: Mapping[str, str], import_roots: Iterable[Path],
+    git: GitView, import_roots: Iterable[Path],
 ) -> dict[str, Any]:
     """The test modules against the commit, and the tree probed again at session end (a file
-    rewritten after the start check and not yet restored shows here)."""
+    rewritten after the start check and not yet restored shows here), with git as the plugin
+    found it at load (`git_settings`: its environment; settings that moved are said)."""
     from gate.evidence.git_probe import probe_tree
 
-    end = probe_tree(rootdir, ignored, environ, import_roots=import_roots)
+    end = probe_tree(rootdir, ignored, git.environ, git.run, import_roots)
     commit = start.commit if start.source == "git" else None
     dirty = list(end.dirty_paths[:MAX_LISTED])
     paths = [entry.split(" (", 1)[0] for entry in dirty]  # "path (skip-worktree)": the path
     try:  # files the tests create are ordinary; a committed file changed is not
-        tracked = sorted(commit_blobs(rootdir, commit, paths, full_tree=True)) if (
+        tracked = sorted(commit_blobs(rootdir, commit, paths, git.run, full_tree=True)) if (
             commit and paths) else []
     except (OSError, subprocess.SubprocessError):
         tracked = paths
     return {
-        "test_sources": sources.facts(commit),
+        "test_sources": sources.facts(commit, git.run),
         "tree_at_end": {"start_clean": start.clean, "clean": end.clean,
                         "dirty_paths": dirty, "changed_committed": tracked,
-                        "unread": _unread_at_end(start, end)},
+                        "unread": _unread_at_end(start, end, git, rootdir)},
     }
 
 
-def _unread_at_end(start: Any, end: Any) -> str | None:
+def _unread_at_end(start: Any, end: Any, git: GitView, rootdir: Path) -> str | None:
     """Why the end probe says nothing about the tree the session started on: git could not
-    answer (a tree that could not be read is not a clean one), or HEAD moved (a commit made
-    during the run leaves a clean tree against the new HEAD)."""
+    answer (a tree that could not be read is not a clean one), HEAD moved (a commit made
+    during the run leaves a clean tree against the new HEAD), or what git reads the tree with
+    changed (its settings, or a `.gitattributes` written during the run)."""
     if start.source != "git" or start.clean is not True:
         return None  # no clean git start to hold the end to (the record says so already)
     if end.source != "git" or end.problem:
         return f"git could not read the tree at session end: {end.problem or 'no git'}"[:300]
     if end.commit != start.commit:
         return f"HEAD moved from {start.commit[:12]} to {str(end.commit)[:12]} during the session"
-    return None
+    attributes = [p for p in end.dirty_paths if PurePosixPath(p.split(" (", 1)[0]).name
+                  == ".gitattributes"]
+    if attributes:
+        return f"a .gitattributes was written during the session: {attributes[0]}"[:300]
+    return settings_moved(git, rootdir)

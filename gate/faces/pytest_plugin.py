@@ -53,7 +53,7 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
 
         rootdir = early_config.rootpath
         origins = Origins(rootdir, _GATE_DIR, install_dirs(), site_dirs())
-        watch = Watch(origins)
+        watch = Watch(origins, os.environ)
         watch.observe(early_config.pluginmanager, "load")
         watch.register(early_config.pluginmanager)  # its item check, in xdist's workers too
         early_config.stash[_WATCH] = watch
@@ -88,7 +88,7 @@ class _Recorder:
 
         if watch is None:  # the option came from a late source: watch from now on
             origins = Origins(config.rootpath, _GATE_DIR, install_dirs(), site_dirs())
-            watch = Watch(origins)
+            watch = Watch(origins, os.environ)
             watch.observe(config.pluginmanager, "configure")
             watch.register(config.pluginmanager)
         self._watch = watch
@@ -119,8 +119,8 @@ class _Recorder:
 
         del session
         self._roots = import_roots(self._config.rootpath, [str(arg) for arg in self._config.args])
-        self._tree = probe_tree(self._config.rootpath, self._ignored(), os.environ,
-                                import_roots=self._roots)
+        self._tree = probe_tree(self._config.rootpath, self._ignored(), self._watch.git.environ,
+                                self._watch.git.run, self._roots)
         self._add_junit_properties(junit_properties(self._tree, self._started))
         self._add_junit_properties(base_code_properties(self._config.rootpath, self._tree))
 

@@ -1,0 +1,115 @@
+"""git as the session found it when the plugin loaded: the environment its `git` runs with,
+and what decides how git reads the working tree.
+
+The plugin asks git at session end whether the tree and the test modules are still the
+commit's (`git status`, `git hash-object` with the repository's filters). Both answers come from
+git's configuration and environment, which the tests can change while they run: a clean filter
+added to `.git/config` (or `~/.gitconfig`, an included file, `.git/info/attributes`) can hand git
+the commit's bytes for a rewritten module; `core.trustctime=false` lets `git status` trust a
+restored mtime; `GIT_DIR`, `GIT_INDEX_FILE` or `HOME` set in `os.environ` point git at another
+repository, index or configuration. So every git the plugin runs gets the environment taken at
+load (before conftests run), and the settings are read at load and again at the end: settings
+that changed, or could not be read at the end, mean the end's answers are not the commit's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from gate.evidence.git_probe import GIT_TIMEOUT_S, git_environment
+from gate.evidence.git_tree import GitRunner
+
+#: Each settings file is read up to this many bytes (a larger one is hashed that far and said).
+MAX_SETTINGS_FILE = 1 << 20
+
+
+def git_runner(environ: Mapping[str, str]) -> GitRunner:
+    """A runner whose every `git` gets this environment (a copy: later changes to the mapping
+    passed in do not reach it)."""
+    fixed = git_environment(dict(environ))
+
+    def run(args: Sequence[str], directory: Path) -> bytes:
+        return subprocess.run(["git", *args], cwd=directory, env=fixed, capture_output=True,
+                              check=True, timeout=GIT_TIMEOUT_S).stdout
+
+    return run
+
+
+@dataclass(frozen=True)
+class GitView:
+    """The runner taken at load and the settings git read the tree with then (`settings`:
+    a digest; None, with `problem`, when git could not say)."""
+
+    run: GitRunner
+    environ: Mapping[str, str]
+    settings: str | None
+    problem: str | None = None
+
+
+def git_view(rootdir: Path, environ: Mapping[str, str]) -> GitView:
+    """git as it stands now under `rootdir`, with `environ` as the environment from now on."""
+    fixed = dict(environ)
+    run = git_runner(fixed)
+    settings, problem = read_settings(rootdir, run, fixed)
+    return GitView(run, fixed, settings, problem)
+
+
+def read_settings(
+    rootdir: Path, run: GitRunner, environ: Mapping[str, str]
+) -> tuple[str | None, str | None]:
+    """A digest of every configuration entry git applies here with the file it came from
+    (includes followed), and of the attributes files outside the tree (`info/attributes`,
+    `core.attributesFile` or its default); or None and why git could not say."""
+    try:
+        listing = run(["config", "--list", "--show-origin", "-z"], rootdir)
+        git_dir = Path(run(["rev-parse", "--absolute-git-dir"], rootdir).decode().strip())
+    except (OSError, subprocess.SubprocessError, UnicodeDecodeError) as exc:
+        return None, f"git could not list its settings: {exc}"[:300]
+    digest = hashlib.sha256(listing)
+    for path in (git_dir / "info" / "attributes", _global_attributes(listing, environ)):
+        digest.update(b"\0" + os.fsencode(str(path)) + b"\0" + _bytes_of(path))
+    return digest.hexdigest(), None
+
+
+def _global_attributes(listing: bytes, environ: Mapping[str, str]) -> Path:
+    """The user's attributes file: `core.attributesFile` (the last one set), else git's
+    default under `$XDG_CONFIG_HOME` or `~/.config`."""
+    named = None
+    for entry in listing.split(b"\0"):
+        key, _, value = entry.partition(b"\n")
+        if key.lower() == b"core.attributesfile":
+            named = os.fsdecode(value)
+    if named:
+        return Path(environ.get("HOME", "~"), named[2:]) if named.startswith("~/") \
+            else Path(named)
+    base = environ.get("XDG_CONFIG_HOME") or str(Path(environ.get("HOME", "~")) / ".config")
+    return Path(base) / "git" / "attributes"
+
+
+def _bytes_of(path: Path) -> bytes:
+    try:
+        with path.open("rb") as handle:
+            return b"present\0" + handle.read(MAX_SETTINGS_FILE)
+    except FileNotFoundError:
+        return b"absent"
+    except OSError as exc:
+        return f"unreadable: {exc.strerror}".encode()
+
+
+def settings_moved(view: GitView, rootdir: Path) -> str | None:
+    """Why git's answers at the end are not the ones it would have given at load: the settings
+    it reads the tree with changed during the session, or could not be read (None: same)."""
+    if view.settings is None:
+        return f"git's settings could not be read when the plugin loaded: {view.problem}"
+    now, problem = read_settings(rootdir, view.run, view.environ)
+    if now is None:
+        return f"git's settings could not be read at session end: {problem}"
+    if now != view.settings:
+        return ("git's configuration or attributes changed during the session (a filter,"
+                " end-of-line or stat setting decides what git reads as the commit's)")
+    return None
