@@ -211,10 +211,15 @@ def test_the_gate_refuses_the_attacked_run(attacked: Session) -> None:
 
 def test_a_report_turned_green_after_makereport_is_named(attacked: Session) -> None:
     # The session swap's relay flips pytest's own report: the second line sees that too.
-    reports = [f for f in _findings(attacked) if f["code"] == "item_report"]
-    assert [f["what"] for f in reports] == [
+    reports = [f["what"] for f in _findings(attacked) if f["code"] == "item_report"]
+    flipped = [what for what in reports if what.startswith("b_session/")]
+    assert flipped == [
         "b_session/test_b.py::test_broken (call): its outcome changed from failed to passed"
         " after makereport"]
+    # The class swap's do-nothing runtest never called the test function (`test_item_called`).
+    assert [what for what in reports if what not in flipped] == [
+        "a_class/test_a.py::test_broken (call): passed without pytest calling its test"
+        " function (pytest_pyfunc_call)"]
 
 
 def test_control_honest_item_use_is_no_finding_and_verifies(honest: Session) -> None:

@@ -38,6 +38,9 @@ MAX_KEPT = 100
 #: A report outcome set after makereport by pytest-rerunfailures: a retry, not a result.
 RERUN = "rerun"
 
+#: Methods pytest calls on the item: one set on the item itself replaces the class's.
+ITEM_METHODS = ("runtest", "setup", "teardown")
+
 
 def own_code(value: object) -> object:
     """What to name a new value by: a class by the first function it defines itself (a class
@@ -74,6 +77,9 @@ class ItemState:
     #: The test function as collected (the item's own, else what its parent defines).
     function: object | None
     code: object | None
+    #: The item runs its test function through `pytest_pyfunc_call` (pytest's own
+    #: `Function.runtest`): a passing call that never reached that hook ran something else.
+    calls_function: bool = False
 
     @staticmethod
     def of(item: Any) -> ItemState:
@@ -82,7 +88,8 @@ class ItemState:
         function = (defined_function(item) if collected is None
                     else getattr(collected, "__func__", collected))
         attributes = tuple(getattr(item, name, None) for name in WATCHED_ATTRIBUTES)
-        return ItemState(type(item), attributes, function, getattr(function, "__code__", None))
+        return ItemState(type(item), attributes, function, getattr(function, "__code__", None),
+                         _runs_through_pyfunc_call(type(item)))
 
     def changes(self, item: Any) -> list[tuple[str, object]]:
         """(what, its new value) for each watched part of the item no longer as collected."""
@@ -100,7 +107,20 @@ class ItemState:
         code = getattr(self.function, "__code__", None)
         if self.function is not None and code is not self.code:
             found.append(("the __code__ of its test function", code))
+        own = vars(item)
+        found.extend((f"item.{name} (set on the item)", own[name])
+                     for name in ITEM_METHODS if name in own)
         return found
+
+
+def _runs_through_pyfunc_call(cls: type) -> bool:
+    """Whether items of this class run their test through `pytest_pyfunc_call`: pytest's
+    `Function` and subclasses that keep its `runtest` (unittest's, doctest's and other
+    plugins' items run theirs their own way and are not held to it)."""
+    from _pytest.python import Function
+
+    return issubclass(cls, Function) and inspect.getattr_static(cls, "runtest", None) is \
+        inspect.getattr_static(Function, "runtest")
 
 
 class ItemWatch:
@@ -115,17 +135,45 @@ class ItemWatch:
         self._sub_logged: set[tuple[str, str]] = set()
         self._changes: dict[tuple[str, str], dict[str, str]] = {}
         self._reports: list[dict[str, str]] = []
+        self._called: set[int] = set()  # ids of items whose test function pytest called
 
     def pytest_itemcollected(self, item: Any) -> None:
         self._states[str(item.nodeid)] = (item, ItemState.of(item))
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_pyfunc_call(self, pyfuncitem: Any) -> Generator[None, Any, Any]:
+        # The moment pytest calls the test function: what the item holds now is what runs,
+        # whatever is put back before its report.
+        self._called.add(id(pyfuncitem))
+        self._compare(str(pyfuncitem.nodeid), pyfuncitem, "call (the test function called)")
+        return (yield)
+
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_runtest_makereport(self, item: Any, call: Any) -> Generator[None, Any, Any]:
         report = yield  # the outermost wrapper: the report as every other hook left it
-        node = str(getattr(report, "nodeid", ""))
-        self._made[(node, str(call.when))] = (report, str(getattr(report, "outcome", "")))
-        self._compare(node, item, str(call.when))
+        node, when = str(getattr(report, "nodeid", "")), str(call.when)
+        self._made[(node, when)] = (report, str(getattr(report, "outcome", "")))
+        self._compare(node, item, when)
+        if when == "call":
+            self._function_called(node, item, report)
+        elif when == "teardown":  # a rerun calls the function again
+            self._called.discard(id(item))
         return report
+
+    def _function_called(self, node: str, item: Any, report: Any) -> None:
+        """A call that passed for an item that runs its test through `pytest_pyfunc_call`
+        without pytest calling it: something else ran in its place (a `runtest` swapped in
+        and put back, a class restored by its own `runtest`)."""
+        # Subtests make call reports of their own while the function runs: each finds it
+        # called (the mark is dropped at teardown).
+        entry = self._states.get(node)
+        if (id(item) in self._called or entry is None or entry[0] is not item
+                or not entry[1].calls_function):
+            return
+        if getattr(report, "outcome", "") == "passed":
+            self._report_problem(node, "call", "passed without pytest calling its test"
+                                 " function (pytest_pyfunc_call)", report,
+                                 "something else ran in its place during the call")
 
     def pytest_runtest_logreport(self, report: Any) -> None:
         node, when = str(report.nodeid), str(report.when)
@@ -156,10 +204,11 @@ class ItemWatch:
                 self._changes[key] = {"node": node, "what": what, "now": self._describe(value),
                                       "file": self._file_of(value), "seen": when}
 
-    def _report_problem(self, node: str, when: str, what: str, report: object) -> None:
+    def _report_problem(self, node: str, when: str, what: str, report: object,
+                        route: str = "between makereport and the loggers") -> None:
         if len(self._reports) < MAX_KEPT:
             self._reports.append({"node": node, "when": when, "what": what,
-                                  "file": node.split("::", 1)[0],
+                                  "file": node.split("::", 1)[0], "route": route,
                                   "report": self._describe(type(report))})
 
     def merge(self, entries: Mapping[str, object]) -> None:

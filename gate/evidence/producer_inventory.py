@@ -152,7 +152,7 @@ def _item_findings(inventory: Mapping[str, Any]) -> list[dict[str, str]]:
             "code": "item_report",
             "what": f"{entry.get('node')} ({entry.get('when')}): {entry.get('what')}",
             "file": str(entry.get("file")),
-            "route": "between makereport and the loggers",
+            "route": str(entry.get("route") or "between makereport and the loggers"),
         })
     return findings
 

@@ -28,7 +28,7 @@ from gate.evidence.content_origin import INSTALLED, RecordIndex
 from gate.evidence.git_settings import git_view
 from gate.evidence.interpreter_dirs import install_dirs as install_dirs  # for the plugin
 from gate.evidence.interpreter_dirs import site_dirs as site_dirs  # and the bench
-from gate.evidence.item_state import ItemWatch, own_code
+from gate.evidence.item_state import ITEM_METHODS, ItemWatch, own_code
 from gate.evidence.producer_inventory import (
     INVENTORY_VERSION,
     MANAGER_SUFFIX,
@@ -46,7 +46,6 @@ from gate.evidence.watch_namespaces import (
 )
 from gate.evidence.xdist_channel import XdistChannel
 
-_ITEM_METHODS = ("runtest", "setup", "teardown")
 _FUNCTION = attrgetter("function")
 MAX_LISTED_CHANGES = 20
 
@@ -300,7 +299,7 @@ def patched_items(items: Iterable[Any]) -> list[str]:
     from a fixture: pytest then calls `f`)."""
     return [
         str(item.nodeid) for item in items
-        if any(name in vars(item) for name in _ITEM_METHODS) or _function_replaced(item)
+        if any(name in vars(item) for name in ITEM_METHODS) or _function_replaced(item)
     ]
 
 
