@@ -131,6 +131,7 @@ def session_facts(config: Any, started: datetime, totals: Totals, tree: TreeStat
         configured=configured(config, chosen, environ),
         workers=workers if isinstance(workers, int) else 0,
         inventory=inventory,
-        junit_report=junit_report_facts(junit, config.rootpath) if junit else None,
+        junit_report=junit_report_facts(junit, config.rootpath, totals.rerun_tests > 0)
+        if junit else None,
         interrupted=interrupted,
     )

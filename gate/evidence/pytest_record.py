@@ -74,6 +74,9 @@ class Totals:
     #: they ran (no teardown report); a failing one is not among them, its failure stands.
     unfinished: int = 0
     unfinished_tests: tuple[str, ...] = ()
+    #: Tests with a `rerun` attempt (pytest-rerunfailures): pytest's JUnit writer gives each
+    #: attempt a `<testcase>` of its own, the test's last one its result.
+    rerun_tests: int = 0
 
     @property
     def executed(self) -> int:
@@ -156,6 +159,7 @@ class Tally:
             collected=None if self._collected is None else len(self._collected),
             unfinished=len(unfinished),
             unfinished_tests=tuple(_clip(node) for node in unfinished[:MAX_LISTED_TESTS]),
+            rerun_tests=len(self._flaky),
         )
 
 

@@ -391,10 +391,14 @@ def _config_facts(config: Any, origins: Origins, environ: Mapping[str, str]) -> 
     }
 
 
-def junit_report_facts(path: Path, rootdir: Path) -> dict[str, Any]:
+def junit_report_facts(path: Path, rootdir: Path, reruns: bool = False) -> dict[str, Any]:
     """The JUnit file this run just wrote: its sha256 and totals as the gate will read them,
-    so the gate can tell a file rewritten after the run from the one the run wrote."""
+    so the gate can tell a file rewritten after the run from the one the run wrote. After
+    `reruns` (pytest-rerunfailures), each attempt is a case of its own in the file: its
+    totals are read with repeated cases as attempts of one test, as the record counts them
+    (pytest's node ids are unique, so a repeated case of its writer is another attempt)."""
     from gate.claim.errors import InvalidInput
+    from gate.claim.junit_options import JUnitOptions, Reruns
     from gate.evidence.junit_reader import read_junit_file
 
     try:
@@ -403,7 +407,8 @@ def junit_report_facts(path: Path, rootdir: Path) -> dict[str, Any]:
         shown = str(path)
     facts: dict[str, Any] = {"path": shown, "sha256": sha256_of(path)}
     try:
-        totals = read_junit_file(path).totals
+        totals = read_junit_file(path, options=JUnitOptions(
+            Reruns.REPEATED_CASES if reruns else Reruns.SEPARATE)).totals
     except InvalidInput as exc:
         facts["problem"] = str(exc)[:500]
         return facts
