@@ -151,3 +151,29 @@ def test_the_runner_copies_the_environment_it_was_given(tmp_path: Path) -> None:
     environ["GIT_CONFIG_KEY_0"] = "user.name"
     environ["GIT_CONFIG_VALUE_0"] = "set after the runner was made"
     assert b"set after the runner" not in run(["config", "--list"], tmp_path)
+
+
+def test_control_settings_that_do_not_touch_the_tree_are_not_a_change(tmp_path: Path) -> None:
+    """A fixture that sets who commits, or a CI step that trusts the directory, changes
+    nothing git reads the tree with."""
+    repo = _repo(tmp_path)
+    environ = _environ(tmp_path)
+    view = git_view(repo, environ)
+
+    def honest_settings() -> None:
+        git(repo, "config", "--file", str(Path(environ["HOME"]) / ".gitconfig"),
+            "user.email", "fixture@example.invalid")
+        git(repo, "config", "--file", str(Path(environ["HOME"]) / ".gitconfig"),
+            "--add", "safe.directory", "*")
+        git(repo, "config", "init.defaultBranch", "trunk")
+
+    assert _end(repo, view, honest_settings, rewritten=False) == []
+
+
+def test_a_stat_setting_changed_during_the_run_is_named(tmp_path: Path) -> None:
+    """`core.trustctime=false` lets `git status` trust a restored modification time."""
+    repo = _repo(tmp_path)
+    view = git_view(repo, _environ(tmp_path))
+    found = _end(repo, view, lambda: git(repo, "config", "core.trustctime", "false"),
+                 rewritten=False)
+    assert [f["code"] for f in found] == ["tree_changed"], found

@@ -27,6 +27,17 @@ from gate.evidence.git_tree import GitRunner
 #: Each settings file is read up to this many bytes (a larger one is hashed that far and said).
 MAX_SETTINGS_FILE = 1 << 20
 
+#: Configuration sections that do not change how git reads the working tree, the index or
+#: the objects (`status`, `hash-object`, `ls-tree`): honest tests set these (a fixture that
+#: runs `git config --global user.email`, a CI image adding `safe.directory`). Every other
+#: section counts: a denylist, so a key nobody thought of is judged, not overlooked.
+UNRELATED_SECTIONS = frozenset({
+    "advice", "alias", "author", "blame", "branch", "color", "column", "commit", "committer",
+    "credential", "fetch", "format", "gpg", "help", "http", "init", "log", "maintenance",
+    "pager", "protocol", "pull", "push", "rebase", "receive", "remote", "safe", "sendemail",
+    "tag", "transfer", "uploadpack", "url", "user",
+})
+
 
 def git_runner(environ: Mapping[str, str]) -> GitRunner:
     """A runner whose every `git` gets this environment (a copy: later changes to the mapping
@@ -63,17 +74,30 @@ def read_settings(
     rootdir: Path, run: GitRunner, environ: Mapping[str, str]
 ) -> tuple[str | None, str | None]:
     """A digest of every configuration entry git applies here with the file it came from
-    (includes followed), and of the attributes files outside the tree (`info/attributes`,
+    (includes followed; sections in `UNRELATED_SECTIONS` left out), and of the attributes
+    files outside the tree (`info/attributes`,
     `core.attributesFile` or its default); or None and why git could not say."""
     try:
         listing = run(["config", "--list", "--show-origin", "-z"], rootdir)
         git_dir = Path(run(["rev-parse", "--absolute-git-dir"], rootdir).decode().strip())
     except (OSError, subprocess.SubprocessError, UnicodeDecodeError) as exc:
         return None, f"git could not list its settings: {exc}"[:300]
-    digest = hashlib.sha256(listing)
+    digest = hashlib.sha256(b"".join(_related(listing)))
     for path in (git_dir / "info" / "attributes", _global_attributes(listing, environ)):
         digest.update(b"\0" + os.fsencode(str(path)) + b"\0" + _bytes_of(path))
     return digest.hexdigest(), None
+
+
+def _related(listing: bytes) -> list[bytes]:
+    """The `origin NUL key LF value NUL` entries of `config --list --show-origin -z` whose
+    section can change how git reads the tree, each kept whole."""
+    parts = listing.split(b"\0")
+    kept = []
+    for origin, entry in zip(parts[0::2], parts[1::2], strict=False):
+        section = entry.partition(b"\n")[0].partition(b".")[0].decode("utf-8", "replace")
+        if section.lower() not in UNRELATED_SECTIONS:
+            kept.append(origin + b"\0" + entry + b"\0")
+    return kept
 
 
 def _global_attributes(listing: bytes, environ: Mapping[str, str]) -> Path:
