@@ -14,7 +14,9 @@ the `app` rows run that single case with the App, on a PR whose branch had three
 pushes: first with no check of the gate's anywhere (the worst case: `before`, the branch's
 activity, one more head) and then on the next push, which finds `before`'s check at once.
 Each App row also spends 2 calls on the installation token (JWT), not on the history; the
-history's own share must stay within 3.
+history's own share must stay within 3. The fail-to-pass row sets `base-code-artifact-name`
+with a policy that requires it: the run over the base's code is a second artifact of the
+head's run, found in the listing already read (no deployment in that row).
 """
 
 from __future__ import annotations
@@ -86,6 +88,41 @@ def measure(api: ApiDescription, runs: int, tests: int, mutations: int) -> tuple
         hub.stop()
 
 
+def measure_base_code(api: ApiDescription) -> tuple[int, int, float, str]:
+    """The single run with the owner's policy requiring fail-to-pass and the Action's
+    `base-code-artifact-name` set: the head's run carries the head's JUnit and, as a second
+    artifact, the same tests over the base's code. Returns the calls, the artifact
+    listings among them, the wall time and the check's conclusion."""
+    from tests.test_fail_to_pass_action import (
+        ARTIFACT_LISTING,
+        POLICY_PATH,
+        add_test_run,
+        base_code_xml,
+        f2p_scenario,
+    )
+
+    hub = Hub(api).start()
+    try:
+        hub.add_token(GITHUB_TOKEN)
+        s = f2p_scenario(hub)
+        add_test_run(s, base_code_xml(s.pull.base_sha, s.head.sha))
+        with tempfile.TemporaryDirectory() as folder:
+            files = runner_files(Path(folder), pull_request_event(hub, s.pull,
+                                                                  action="synchronize"))
+            env = runner_env(hub, files, "pull_request", REPO, artifact_name="junit-*",
+                             policy=POLICY_PATH, base_code_artifact_name="junit-base-*")
+            hub.calls.clear()
+            started = time.perf_counter()
+            result = run_action(env)
+            seconds = time.perf_counter() - started
+        assert not hub.violations, hub.violations
+        assert result.code == 0, result.stdout
+        return (sum(hub.calls.values()), hub.calls[ARTIFACT_LISTING], seconds,
+                s.check().conclusion or "?")
+    finally:
+        hub.stop()
+
+
 def _app_key() -> tuple[str, bytes]:
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     private = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
@@ -144,6 +181,10 @@ def main() -> int:
         calls, seconds, state = measure(api, runs, tests, mutations)
         single = single or calls
         print(f"{runs:>4}  {tests:>9}  {mutations:>9}  {calls:>9}  {seconds:>6.2f}  {state}")
+    calls, listings, seconds, state = measure_base_code(api)
+    print(f"   1         10          1  {calls:>9}  {seconds:>6.2f}  {state}: fail-to-pass"
+          f" required, base-code-artifact-name set ({listings} artifact listings: the base"
+          " code's artifact is found in the head run's)")
     first, later, seconds = measure_with_app(api)
     for label, calls in (("app, first decision (worst case)", first),
                          ("app, next push", later)):
