@@ -5,14 +5,19 @@ supports it, judged without weighing each. Each is held to the long way it skips
 
 from __future__ import annotations
 
-from datetime import timedelta
+from dataclasses import FrozenInstanceError, fields
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gate.claim.facts import EvidenceItem, Origin
-from gate.claim.model import CheckType, Evidence, Mutation, Verifier, VerifierKind
+from gate.claim.facts import EvidenceItem, Facts, Origin
+from gate.claim.loader import load_claim
+from gate.claim.model import CheckType, Evidence, Mutation, VerdictState, Verifier, VerifierKind
+from gate.claim.policy import default_policy
 from gate.engine.decide import (
     _before_message,
     _effective_covers,
@@ -23,10 +28,13 @@ from gate.engine.decide import (
     _same,
     _show,
     _weigh,
+    decide,
     differences,
 )
-from gate.engine.results import Problem
+from gate.engine.results import Assessment, Judgement, Problem
 from tests.builders import T0
+
+EXAMPLE = load_claim(Path(__file__).resolve().parent.parent / "examples" / "claim.json")
 
 SCALARS = st.one_of(st.none(), st.booleans(), st.sampled_from([0, 1, 1.0, 2]),
                     st.sampled_from(["", "a", "94107", "1", "True"]))
@@ -104,3 +112,20 @@ def test_a_mutation_is_judged_as_weighing_its_candidates_judges_it(
         if found.contradicting or not found.supporting else None
     long_way = _judgement(f"mutation {mutation.id}", unmet, found)
     assert _judge_mutation(mutation, candidates, items, readings, None, after) == long_way
+
+
+def test_results_made_without_the_frozen_init_are_the_classes_own() -> None:
+    """Every field in field order, equal to what the class makes, and still frozen."""
+    verdict = decide(EXAMPLE.claim, Facts(), default_policy().trusting(["gitreal-gate/*"]),
+                     datetime(2026, 8, 27, 18, 5, tzinfo=UTC))
+    made: list[Assessment | Judgement] = [*verdict.assessments]
+    made += [j for j in verdict.judgements if j.subject.startswith("mutation ")]
+    assert verdict.state is VerdictState.VERIFIED
+    assert len(made) >= 2
+    for result in made:
+        own = type(result)(**{f.name: getattr(result, f.name) for f in fields(result)})
+        assert list(vars(result)) == [f.name for f in fields(result)] == list(vars(own))
+        assert result == own
+        assert repr(result) == repr(own)
+        with pytest.raises(FrozenInstanceError):
+            setattr(result, "subject", "edited")  # noqa: B010 (frozen: any attribute)

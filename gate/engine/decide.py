@@ -17,7 +17,7 @@ from dataclasses import replace
 from datetime import datetime
 from functools import partial
 from operator import eq
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from gate import GATE_ID
 from gate.claim.facts import EvidenceItem, Facts, Origin
@@ -60,6 +60,7 @@ _CLOSENESS = (
 )
 _MAX_LISTED = 3
 _STRINGS = frozenset({str})
+_Made = TypeVar("_Made", Assessment, Judgement)
 
 
 def differences(expected: Mapping[str, JSON], observed: JSON, prefix: str = "") -> list[str]:
@@ -99,6 +100,16 @@ def _show(value: JSON) -> str:
 
 def _describe_item(index: int, evidence: Evidence) -> str:
     return f"evidence #{index} ({evidence.check_type} by {evidence.verifier.id!r})"
+
+
+def _made(kind: type[_Made], **fields: Any) -> _Made:
+    """`kind(**fields)` for a frozen result made once per item or mutation: every field given,
+    in field order, into the instance's dict, without the frozen __init__'s
+    object.__setattr__ per field (as gate/claim/codec.py makes the model; issue 23).
+    tests/test_decide_fast_paths.py holds it to the class's own __init__."""
+    made = object.__new__(kind)
+    made.__dict__.update(fields)
+    return made
 
 
 def _problem_of(
@@ -269,8 +280,9 @@ def _judge_mutation(
     if candidates and invalid_time is None and all(
             readings[i].problem is None and not readings[i].contradiction and after(i, mutation)
             for i in candidates):  # each supports it: what _weigh finds, without its steps
-        return Judgement(f"mutation {mutation.id}", VerdictState.VERIFIED,
-                         supporting=tuple(candidates))
+        return _made(Judgement, subject=f"mutation {mutation.id}", state=VerdictState.VERIFIED,
+                     unmet=None, supporting=tuple(candidates), contradicting=(), rejected=(),
+                     note=None)
     found = _weigh(
         candidates, readings,
         lambda i: after(i, mutation),
@@ -343,12 +355,11 @@ def _verdict(
     unmet = tuple(j.unmet for j in judgements if j.unmet is not None)
     state = worst(j.state for j in judgements)
     assessments = tuple(
-        Assessment(
-            independent=reading.independent, covers=reading.covers, problem=reading.problem,
-            contradicts=bool(reading.contradiction), supports=tuple(supports.get(i, ())),
-            contradicts_mutations=tuple(contradicts.get(i, ())),
-            satisfies=tuple(satisfies.get(i, ())),
-        )
+        _made(Assessment, independent=reading.independent, covers=reading.covers,
+              problem=reading.problem, contradicts=bool(reading.contradiction),
+              supports=tuple(supports.get(i, ())),
+              contradicts_mutations=tuple(contradicts.get(i, ())),
+              satisfies=tuple(satisfies.get(i, ())))
         for i, reading in enumerate(readings)
     )
     return Verdict(
