@@ -13,10 +13,11 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
 from functools import partial
-from typing import TYPE_CHECKING
+from operator import eq
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from gate import GATE_ID
 from gate.claim.facts import EvidenceItem, Facts, Origin
@@ -58,12 +59,17 @@ _CLOSENESS = (
     "self_attested_only",
 )
 _MAX_LISTED = 3
+_STRINGS = frozenset({str})
+_Made = TypeVar("_Made", Assessment, Judgement)
 
 
 def differences(expected: Mapping[str, JSON], observed: JSON, prefix: str = "") -> list[str]:
     """Fields of `expected` that `observed` lacks or holds with another value (rule 6)."""
     if not isinstance(observed, dict):
         return [f"{prefix or 'value'}: expected an object, observed {_show(observed)}"]
+    if _STRINGS.issuperset(map(type, expected.values())) \
+            and all(map(eq, expected.values(), map(observed.get, expected))):
+        return []  # every expected value a string the observed one equals (asked in C)
     found: list[str] = []
     for key, want in expected.items():
         name = f"{prefix}.{key}" if prefix else key
@@ -94,6 +100,16 @@ def _show(value: JSON) -> str:
 
 def _describe_item(index: int, evidence: Evidence) -> str:
     return f"evidence #{index} ({evidence.check_type} by {evidence.verifier.id!r})"
+
+
+def _made(kind: type[_Made], **fields: Any) -> _Made:
+    """`kind(**fields)` for a frozen result made once per item or mutation: every field given,
+    in field order, into the instance's dict, without the frozen __init__'s
+    object.__setattr__ per field (as gate/claim/codec.py makes the model; issue 23).
+    tests/test_decide_fast_paths.py holds it to the class's own __init__."""
+    made = object.__new__(kind)
+    made.__dict__.update(fields)
+    return made
 
 
 def _problem_of(
@@ -147,10 +163,13 @@ def _effective_covers(
     """What an item covers: its own `covers` among the claim's mutations, or, for a test run
     that names none, every code change. A test run covers only code changes, whatever it
     names: a state_write or a deploy needs its own check type (readback, health)."""
+    covers = evidence.covers
     if evidence.check_type is CheckType.TEST_RUN:
-        named = [c for c in evidence.covers if c in code_change]
-        return tuple(dict.fromkeys(named)) if evidence.covers else code_change
-    return tuple(dict.fromkeys(c for c in evidence.covers if c in known))
+        named = [c for c in covers if c in code_change]
+        return tuple(dict.fromkeys(named)) if covers else code_change
+    if len(covers) <= 1 and all(map(known.__contains__, covers)):  # most name one, known
+        return tuple(covers)
+    return tuple(dict.fromkeys(c for c in covers if c in known))
 
 
 def decide(claim: Claim, facts: Facts, policy: Policy, now: datetime) -> Verdict:
@@ -220,10 +239,10 @@ def _observed(item: EvidenceItem, facts: Facts, policy: Policy) -> EvidenceItem:
     return bind_to_subject(judge_reach(judged, facts.change, policy.trust), facts)
 
 
-@dataclass(frozen=True)
-class _Reading:
+class _Reading(NamedTuple):
     """One item before it is weighed: whose it is, what rules it out, what it covers and
-    where it contradicts the claim."""
+    where it contradicts the claim. A named tuple, immutable as a frozen dataclass and made
+    in a third of its time: there is one per evidence item (issue 23)."""
 
     independent: bool
     problem: Problem | None
@@ -258,6 +277,12 @@ def _judge_mutation(
     """`candidates`: the items that cover this mutation, in the order they arrived;
     `invalid_time`: the mutation is dated after the decision time (gate/engine/agent_time);
     `after`: whether an item counts as observed after a mutation (gate/engine/commit_order)."""
+    if candidates and invalid_time is None and all(
+            readings[i].problem is None and not readings[i].contradiction and after(i, mutation)
+            for i in candidates):  # each supports it: what _weigh finds, without its steps
+        return _made(Judgement, subject=f"mutation {mutation.id}", state=VerdictState.VERIFIED,
+                     unmet=None, supporting=tuple(candidates), contradicting=(), rejected=(),
+                     note=None)
     found = _weigh(
         candidates, readings,
         lambda i: after(i, mutation),
@@ -330,12 +355,11 @@ def _verdict(
     unmet = tuple(j.unmet for j in judgements if j.unmet is not None)
     state = worst(j.state for j in judgements)
     assessments = tuple(
-        Assessment(
-            independent=reading.independent, covers=reading.covers, problem=reading.problem,
-            contradicts=bool(reading.contradiction), supports=tuple(supports.get(i, ())),
-            contradicts_mutations=tuple(contradicts.get(i, ())),
-            satisfies=tuple(satisfies.get(i, ())),
-        )
+        _made(Assessment, independent=reading.independent, covers=reading.covers,
+              problem=reading.problem, contradicts=bool(reading.contradiction),
+              supports=tuple(supports.get(i, ())),
+              contradicts_mutations=tuple(contradicts.get(i, ())),
+              satisfies=tuple(satisfies.get(i, ())))
         for i, reading in enumerate(readings)
     )
     return Verdict(
@@ -345,8 +369,7 @@ def _verdict(
     )
 
 
-@dataclass(frozen=True)
-class _Weighing:
+class _Weighing(NamedTuple):  # one per mutation and requirement weighed: see _Reading
     supporting: tuple[int, ...]
     contradicting: tuple[int, ...]
     rejected: tuple[tuple[int, Problem], ...]

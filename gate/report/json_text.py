@@ -36,7 +36,7 @@ _INFINITY = float("inf")
 _SEPARATOR = ",\0"
 
 
-class _Unusual(Exception):  # noqa: N818 (a signal inside this module, never raised out)
+class Unusual(Exception):  # noqa: N818 (a signal to the writers, never raised out of them)
     """A value this writer does not spell exactly as json.dumps would."""
 
 
@@ -45,8 +45,8 @@ def indented_json(value: Any) -> str:
     if c_make_encoder is None:  # an interpreter without the C accelerator
         return json.dumps(value, indent=2, ensure_ascii=False)
     try:
-        return _Columns().write([value], 0, frozenset())[0]
-    except (_Unusual, RecursionError):  # json.dumps says which (a cycle: ValueError)
+        return Columns().write([value], 0, frozenset())[0]
+    except (Unusual, RecursionError):  # json.dumps says which (a cycle: ValueError)
         return json.dumps(value, indent=2, ensure_ascii=False)
 
 
@@ -65,10 +65,10 @@ def _scalar(value: Any) -> str:
         if value in (_INFINITY, -_INFINITY):
             return "Infinity" if value > 0 else "-Infinity"
         return float.__repr__(value)
-    raise _Unusual
+    raise Unusual
 
 
-class _Columns:
+class Columns:
     """One document's writer: the C encoder, and the new-line-and-indent text of each depth.
 
     `write(values, depth, outer)` returns the text of each value as it stands at `depth` (its
@@ -147,7 +147,7 @@ class _Columns:
         call and the others are grouped by their keys."""
         ids = set(map(id, values))
         if not ids.isdisjoint(outer):
-            raise _Unusual  # an object inside itself: json.dumps names the cycle
+            raise Unusual  # an object inside itself: json.dumps names the cycle
         inside = outer | ids
         shapes = list(map(tuple, values))
         if len(set(shapes)) == 1:
@@ -174,7 +174,7 @@ class _Columns:
         """Objects with these keys: each key's values one column, each object its template
         filled in (by `%`, in C)."""
         if not _STRINGS.issuperset(map(type, keys)):
-            raise _Unusual  # json.dumps turns such keys into strings its own way
+            raise Unusual  # json.dumps turns such keys into strings its own way
         if not keys:
             return ["{}"] * len(rows)
         columns = zip(*map(dict.values, rows), strict=True)
@@ -193,7 +193,7 @@ class _Columns:
             return self.of_scalars(values, "[", depth)
         ids = set(map(id, values))
         if not ids.isdisjoint(outer):
-            raise _Unusual  # a list inside itself: json.dumps names the cycle
+            raise Unusual  # a list inside itself: json.dumps names the cycle
         items = self.write(list(chain.from_iterable(values)), depth + 1, outer | ids)
         between = "," + self.newline(depth + 1)
         opened, closed = "[" + self.newline(depth + 1), self.newline(depth) + "]"

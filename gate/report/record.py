@@ -11,11 +11,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from gate.claim.codec import dump_evidence
+from gate.claim.facts import EvidenceItem
 from gate.claim.model import JSON
 from gate.claim.timefmt import format_rfc3339
 from gate.engine.results import Assessment, Unmet, Verdict
 
-_OWNED = ("evidence", "policy", "verdict")
+#: The record's parts that are the gate's, never the agent's as written.
+OWNED = ("evidence", "policy", "verdict")
 
 
 def unmet_json(entry: Unmet) -> dict[str, JSON]:
@@ -63,18 +65,25 @@ def verdict_json(verdict: Verdict) -> dict[str, JSON]:
 
 def completed_record(raw_claim: Mapping[str, JSON], verdict: Verdict) -> dict[str, JSON]:
     """The completed record; valid against the shipped schema's `#/$defs/completed`."""
-    record: dict[str, Any] = {k: v for k, v in raw_claim.items() if k not in _OWNED}
-    evidence = []
-    for item, assessment in zip(verdict.items, verdict.assessments, strict=True):
-        dumped = dump_evidence(item.evidence)
-        claimed = item.evidence.verifier.kind
-        judged = "independent" if assessment.independent else "self_attested"
-        if str(claimed) != judged:
-            dumped["verifier"]["x-claimed-kind"] = str(claimed)
-        dumped["verifier"]["kind"] = judged
-        dumped["x-claim-gate"] = _assessment_json(assessment, str(item.origin), item.source)
-        evidence.append(dumped)
-    record["evidence"] = evidence
-    record["policy"] = {**verdict.policy.to_json(), "x-sha256": verdict.policy.digest}
+    record: dict[str, Any] = {k: v for k, v in raw_claim.items() if k not in OWNED}
+    record["evidence"] = [evidence_json(item, assessment) for item, assessment
+                          in zip(verdict.items, verdict.assessments, strict=True)]
+    record["policy"] = policy_json(verdict)
     record["verdict"] = verdict_json(verdict)
     return record
+
+
+def evidence_json(item: EvidenceItem, assessment: Assessment) -> dict[str, JSON]:
+    """One item of the record's `evidence`: as dumped, its kind the gate's judgement."""
+    dumped = dump_evidence(item.evidence)
+    claimed = item.evidence.verifier.kind
+    judged = "independent" if assessment.independent else "self_attested"
+    if str(claimed) != judged:
+        dumped["verifier"]["x-claimed-kind"] = str(claimed)
+    dumped["verifier"]["kind"] = judged
+    dumped["x-claim-gate"] = _assessment_json(assessment, str(item.origin), item.source)
+    return dumped
+
+
+def policy_json(verdict: Verdict) -> dict[str, JSON]:
+    return {**verdict.policy.to_json(), "x-sha256": verdict.policy.digest}

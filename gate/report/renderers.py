@@ -45,10 +45,9 @@ class RenderInput:
 
 
 def _json(given: RenderInput) -> str:
-    from gate.report.json_text import indented_json
-    from gate.report.record import completed_record
+    from gate.report.record_text import record_text
 
-    return indented_json(completed_record(given.loaded.document.raw, given.verdict)) + "\n"
+    return record_text(given.loaded.document.raw, given.verdict) + "\n"
 
 
 def _text(given: RenderInput) -> str:

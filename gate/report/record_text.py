@@ -1,0 +1,211 @@
+"""The completed record as JSON text, its evidence written from the verdict in columns.
+
+`indented_json(completed_record(...))` builds a dict per evidence item (the item dumped, its
+verifier, the gate's `x-claim-gate` assessment) that the writer then takes apart again into
+columns: on a 10,000-mutation claim that was a third of `verify --format json` (issue 23).
+Here each key's values are read off the items and assessments as one column and written
+once, and each item is its shape's template filled in by `%` (nested objects inlined, so
+one fill per item). An item whose extensions hold a key its dump writes itself (the long
+way lets the extension overwrite it in place) is dumped and written the long way, in its
+place; a value the writer does not spell as json.dumps does sends the whole record the long
+way. The text is `indented_json(completed_record(raw, verdict))` byte for byte
+(tests/test_record_text.py holds the two to each other).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass
+from itertools import compress, repeat
+from json.encoder import encode_basestring
+from operator import attrgetter, is_not, ne
+from typing import Any, TypeVar
+
+from gate.claim.facts import EvidenceItem
+from gate.claim.model import JSON
+from gate.claim.timefmt import format_rfc3339
+from gate.engine.results import Assessment, Verdict
+from gate.report.json_text import Columns, Unusual, c_make_encoder, indented_json
+from gate.report.record import OWNED, completed_record, evidence_json, policy_json, verdict_json
+
+#: What `dump_evidence` and the record write on an item; an extension of the same name
+#: would take that key's place, so such an item is written the long way.
+_DUMPED = frozenset({"check_type", "target", "expected", "observed_value", "at", "covers",
+                     "verifier", "x-claim-gate"})
+_VERIFIER_KEYS = frozenset({"id", "kind", "x-claimed-kind"})
+
+_EVIDENCE = attrgetter("evidence")
+_OWN = attrgetter("verifier.extensions")
+_ADDED = attrgetter("extensions")
+_TARGET = attrgetter("target")
+_EXPECTED = attrgetter("expected")
+_OBSERVED = attrgetter("has_observed_value")
+_KIND = attrgetter("verifier.kind")
+_INDEPENDENT = attrgetter("independent")
+_PROBLEM = attrgetter("problem")
+
+#: The verifier's kind the record states: the gate's judgement, by `Assessment.independent`.
+_JUDGED = {True: "independent", False: "self_attested"}
+
+_Key = TypeVar("_Key", bound=Hashable)
+
+
+@dataclass(frozen=True)
+class _Nested:
+    """An object inside each item, spelt into the item's template: its keys and columns."""
+
+    entries: list[tuple[str, Sequence[Any] | _Nested]]
+
+
+_Entry = tuple[str, Sequence[Any] | _Nested]
+
+
+def record_text(raw_claim: Mapping[str, JSON], verdict: Verdict) -> str:
+    """`indented_json(completed_record(raw_claim, verdict))`, the same text, faster."""
+    if c_make_encoder is None:
+        return indented_json(completed_record(raw_claim, verdict))
+    try:
+        return _Record(Columns()).write(raw_claim, verdict)
+    except (Unusual, RecursionError):  # the long way says which, or writes it its way
+        return indented_json(completed_record(raw_claim, verdict))
+
+
+def _memo(function: Callable[[_Key], Any], values: Sequence[_Key]) -> list[Any]:
+    """`function` of each value, worked out once per distinct value (a claim's items share
+    their check type, verifier kind, origin and, often, their second)."""
+    found = {value: function(value) for value in dict.fromkeys(values)}
+    return list(map(found.__getitem__, values))
+
+
+def _indexes(values: Sequence[Any]) -> list[int]:
+    """The places of the values that are not empty, found in C (most have none)."""
+    return list(compress(range(len(values)), values))
+
+
+def _str_tuple(values: Sequence[Any]) -> tuple[str, ...]:
+    return tuple(map(str, values))
+
+
+class _Record:
+    def __init__(self, columns: Columns) -> None:
+        self.columns = columns
+
+    def write(self, raw_claim: Mapping[str, JSON], verdict: Verdict) -> str:
+        kept = [(key, value) for key, value in raw_claim.items() if key not in OWNED]
+        if any(type(key) is not str for key, _ in kept):
+            raise Unusual  # json.dumps turns such keys into strings its own way
+        keys = [key for key, _ in kept] + ["evidence", "policy", "verdict"]
+        texts = self.columns.write(
+            [value for _, value in kept] + [policy_json(verdict), verdict_json(verdict)], 1,
+            frozenset())
+        texts.insert(len(kept), self.evidence(verdict.items, verdict.assessments))
+        inner = self.columns.newline(1)
+        return "{" + inner + ("," + inner).join(
+            f"{encode_basestring(key)}: {text}" for key, text in zip(keys, texts, strict=True)
+        ) + self.columns.newline(0) + "}"
+
+    def evidence(self, items: Sequence[EvidenceItem], assessments: Sequence[Assessment]) -> str:
+        """The `evidence` array at depth 1: items grouped by shape, each group in columns."""
+        if len(items) != len(assessments):
+            raise ValueError("a verdict holds one assessment per evidence item")
+        if not items:
+            return "[]"
+        texts = [""] * len(items)
+        evidence = list(map(_EVIDENCE, items))
+        own = list(map(tuple, map(_OWN, evidence)))
+        added = list(map(tuple, map(_ADDED, evidence)))
+        unusual = sorted({index for index in _indexes(own)
+                          if not _VERIFIER_KEYS.isdisjoint(own[index])}
+                         | {index for index in _indexes(added)
+                            if not _DUMPED.isdisjoint(added[index])})
+        shapes = list(zip(
+            map(is_not, map(_TARGET, evidence), repeat(None)),
+            map(is_not, map(_EXPECTED, evidence), repeat(None)),
+            map(_OBSERVED, evidence), own,
+            map(ne, _memo(str, list(map(_KIND, evidence))),
+                map(_JUDGED.__getitem__, map(_INDEPENDENT, assessments))),
+            added, map(is_not, map(_PROBLEM, assessments), repeat(None)), strict=True,
+        ))
+        for index in unusual:
+            shapes[index] = ()
+        groups: dict[tuple[Any, ...], list[int]] = {}
+        if len(set(shapes)) == 1:
+            groups[shapes[0]] = list(range(len(shapes)))
+        else:
+            for index, shape in enumerate(shapes):
+                groups.setdefault(shape, []).append(index)
+        groups.pop((), None)  # the unusual ones, written the long way below
+        for shape, indexes in groups.items():
+            written = self.group(shape, [items[i] for i in indexes],
+                                 [assessments[i] for i in indexes])
+            for index, text in zip(indexes, written, strict=True):
+                texts[index] = text
+        if unusual:
+            dumped = [evidence_json(items[i], assessments[i]) for i in unusual]
+            for index, text in zip(unusual, self.columns.write(dumped, 2, frozenset()),
+                                   strict=True):
+                texts[index] = text
+        inner = self.columns.newline(2)
+        return "[" + inner + ("," + inner).join(texts) + self.columns.newline(1) + "]"
+
+    def group(self, shape: tuple[Any, ...], items: Sequence[EvidenceItem],
+              assessments: Sequence[Assessment]) -> list[str]:
+        """Items of one shape at depth 2, keys in the order the record writes them."""
+        target, expected, observed, own, claimed, added, problem = shape
+        evidence = [item.evidence for item in items]
+        verifiers = [one.verifier for one in evidence]
+        entries: list[_Entry] = [("check_type", _memo(str, [e.check_type for e in evidence]))]
+        if target:
+            entries.append(("target", [e.target for e in evidence]))
+        if expected:
+            entries.append(("expected", [e.expected if type(e.expected) is dict
+                                         else dict(e.expected or {}) for e in evidence]))
+        if observed:
+            entries.append(("observed_value", [e.observed_value for e in evidence]))
+        entries.append(("at", _memo(format_rfc3339, [e.at for e in evidence])))
+        entries.append(("covers", [e.covers for e in evidence]))
+        verifier: list[_Entry] = [
+            ("id", [v.id for v in verifiers]),
+            ("kind", list(map(_JUDGED.__getitem__, map(_INDEPENDENT, assessments)))),
+            *((key, [v.extensions[key] for v in verifiers]) for key in own),
+        ]
+        if claimed:
+            verifier.append(("x-claimed-kind", _memo(str, [v.kind for v in verifiers])))
+        entries.append(("verifier", _Nested(verifier)))
+        entries.extend((key, [e.extensions[key] for e in evidence]) for key in added)
+        gate: list[_Entry] = [
+            ("origin", _memo(str, [item.origin for item in items])),
+            ("source", [item.source for item in items]),
+            ("counts", [a.counts for a in assessments]),
+            ("covers", [a.covers for a in assessments]),
+            ("supports", [a.supports for a in assessments]),
+            ("satisfies", _memo(_str_tuple, [a.satisfies for a in assessments])),
+            ("contradicts", [a.contradicts_mutations for a in assessments]),
+        ]
+        if problem:
+            problems = [a.problem for a in assessments]
+            gate.append(("problem", _Nested([("code", [p.code for p in problems if p]),
+                                             ("message", [p.message for p in problems if p])])))
+        entries.append(("x-claim-gate", _Nested(gate)))
+        template, columns = self.template(entries, 2)
+        written = [self.columns.write(column, depth, frozenset()) for column, depth in columns]
+        return list(map(template.__mod__, zip(*written, strict=True)))
+
+    def template(self, entries: Sequence[_Entry],
+                 depth: int) -> tuple[str, list[tuple[Sequence[Any], int]]]:
+        """The object's text at `depth` with a `%s` per value, and each value's column with
+        the depth it is written at; nested objects are spelt into the template."""
+        inner = self.columns.newline(depth + 1)
+        columns: list[tuple[Sequence[Any], int]] = []
+        parts = []
+        for key, value in entries:
+            name = encode_basestring(key).replace("%", "%%")
+            if isinstance(value, _Nested):
+                nested, more = self.template(value.entries, depth + 1)
+                parts.append(f"{name}: {nested}")
+                columns.extend(more)
+            else:
+                parts.append(f"{name}: %s")
+                columns.append((value, depth + 1))
+        return "{" + inner + ("," + inner).join(parts) + self.columns.newline(depth) + "}", \
+            columns
