@@ -136,7 +136,7 @@ class CaseEvents:
             opened.append(Node(tag, _attributes(attrib)))
             return
         if len(opened) >= MAX_DEPTH:
-            raise self._too_deep()
+            raise self.too_deep()
         parent = opened[-1]
         if type(parent) is dict:  # a child of a case
             if name in RESULTS:
@@ -210,7 +210,7 @@ class CaseEvents:
         if local(frame.tag) in ROOTS:
             counter.suite(frame, self.cases)
 
-    def _too_deep(self) -> InvalidInput:
+    def too_deep(self) -> InvalidInput:
         return InvalidInput(
             self.source, None,
             f"elements are nested deeper than {MAX_DEPTH}; the gate refuses them, as libxml2"
@@ -223,7 +223,7 @@ class CaseEvents:
         """After each chunk (`offset`: bytes fed so far): drop text nothing keeps, apply the
         limits, and let a large suite element's identities spill to compact arrays."""
         if len(self.open) > MAX_DEPTH:  # cases in cases (the start of one is not checked)
-            raise self._too_deep()
+            raise self.too_deep()
         if not self.kept:  # the text since the last passing case (or suite element)
             self.pieces.clear()
         elif len(self.pieces) > 64 and sum(map(len, self.pieces)) > MAX_KEPT_TEXT:
