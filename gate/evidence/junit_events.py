@@ -13,10 +13,11 @@ for more than a count (a named test, a status attribute, merged reruns). The jud
 (`_Counter.case`, `suite`, `property`) therefore sees what it would see in a whole tree,
 and only those rare elements pay for it.
 
-A target parser skips libxml2's tree-building limits (a text over 10 MB, nesting deeper
-than 256). Text is kept only inside a result element or a property, and dropped after each
-chunk otherwise, so a long captured output costs no memory; the two limits are applied to
-what is kept and to the open elements after each chunk.
+A target parser skips libxml2's tree-building limit on a text (10 MB), and its push parser
+the one on nesting (256; the pull parser the reader uses applies it, junit_reader). Text is
+kept only inside a result element or a property, and dropped after each chunk otherwise, so
+a long captured output costs no memory; both limits are applied to what is kept and to the
+open elements after each chunk.
 """
 
 from __future__ import annotations
