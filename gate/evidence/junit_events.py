@@ -70,8 +70,8 @@ class CaseEvents:
     """An lxml parser target over one file; `after_chunk` after each feed. Mutable on
     purpose: it lives for one parse."""
 
-    __slots__ = ("cases", "counter", "data", "judged", "kept", "open", "pieces", "prefilter",
-                 "quick", "remember", "root", "source")
+    __slots__ = ("cases", "counter", "data", "fast", "judged", "kept", "open", "pieces",
+                 "prefilter", "quick", "remember", "root", "source")
 
     def __init__(self, counter: Counter, source: str) -> None:
         self.counter = counter
@@ -92,6 +92,9 @@ class CaseEvents:
         #: Nothing asks more of a passing case than its identity: no names, no reruns, no
         #: outcome per identity (comparing test sets).
         self.quick = not prefilter and not counter.repeated and counter.identities is None
+        #: `quick`, no case has a result element open and no text is kept: one attribute
+        #: read per passing case for three (kept up to date where the rare paths change them).
+        self.fast = self.quick
 
     # -- called by lxml ---------------------------------------------------------------
     def start(self, tag: str, attrib: dict[str, str]) -> None:
@@ -104,20 +107,17 @@ class CaseEvents:
 
     def end(self, tag: str) -> None:
         frame = self.open.pop()
-        if frame is None:
-            return
         if type(frame) is dict:
             self.cases += 1
-            if self.quick and not self.judged:
+            if self.fast and "status" not in frame and "result" not in frame:
                 classname = frame.get("classname")
                 name = frame.get("name")
-                if classname and name and "status" not in frame and "result" not in frame:
+                if classname and name:
                     self.remember(f"{classname}::{name}")  # most of any report
-                    if not self.kept:  # its text, at once: the next case reuses the memory
-                        self.pieces.clear()
+                    self.pieces.clear()  # its text, at once: the next case reuses the memory
                     return
             self._case(tag, frame)
-        else:
+        elif frame is not None:
             self._end(frame)
 
     def close(self) -> None:
@@ -161,6 +161,11 @@ class CaseEvents:
     def _keep(self, leaf: _Leaf) -> None:
         self.open.append(leaf)
         self.kept += 1
+        self.fast = False
+
+    def _refresh(self) -> None:
+        """After a case was judged or a leaf ended: can the inline count go on?"""
+        self.fast = self.quick and not self.judged and not self.kept
 
     def _skeleton(self) -> Node:
         """The innermost open skeleton element (the suite of a case, for one)."""
@@ -171,7 +176,10 @@ class CaseEvents:
 
     def _case(self, tag: str, attrib: dict[str, str]) -> None:
         """A case the inline count does not cover: a digest (merged reruns), or judged."""
-        results = self.judged.pop(id(attrib), None) if self.judged else None
+        results = None
+        if self.judged:
+            results = self.judged.pop(id(attrib), None)
+            self._refresh()
         counter = self.counter
         classname = attrib.get("classname")
         name = attrib.get("name")
@@ -198,6 +206,7 @@ class CaseEvents:
         counter = self.counter
         if isinstance(frame, _Leaf):
             self.kept -= 1
+            self._refresh()
             frame.text = "".join(self.pieces[frame.mark :])
             if frame.kind is _Kind.CASE_RESULT:
                 return  # judged when its case ends
