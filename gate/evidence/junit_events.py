@@ -67,7 +67,7 @@ def _attributes(attrib: Any) -> dict[str, str]:
 
 
 class CaseEvents:
-    """An lxml parser target over one file; `after_chunk` after each feed. Mutable on
+    """An lxml parser target over one file; `after_chunk` after each chunk. Mutable on
     purpose: it lives for one parse."""
 
     __slots__ = ("cases", "counter", "data", "fast", "judged", "kept", "open", "pieces",
@@ -230,7 +230,7 @@ class CaseEvents:
 
     # -- called by the reader ---------------------------------------------------------
     def after_chunk(self, offset: int) -> None:
-        """After each chunk (`offset`: bytes fed so far): drop text nothing keeps, apply the
+        """After each chunk (`offset`: bytes read so far): drop text nothing keeps, apply the
         limits, and let a large suite element's identities spill to compact arrays."""
         if len(self.open) > MAX_DEPTH:  # cases in cases (the start of one is not checked)
             raise self.too_deep()
