@@ -15,7 +15,9 @@ safety settings on the same file: a bare `iterparse` pass with a tag filter, cou
 and result elements. The reader itself builds no tree: it is a parser target
 (gate/evidence/junit_events.py) with the same settings, except that entities are resolved as
 "internal" (a target would get `&` in attribute values as `&#38;` otherwise; no entity can
-be declared, and an external one is an error).
+be declared, and an external one is an error), and libxml2 pulls the reader's chunks
+(`etree.parse` of a file object) where the floor's `iterparse` feeds them: the floor is the
+public streaming pass as it is, not changed to match.
 
 Each row is measured twice: in process (the read alone, imports left out) and as a user
 runs it, whole process from start to exit: `claim-gate junit FILE` against `python -m

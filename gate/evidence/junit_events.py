@@ -13,10 +13,11 @@ for more than a count (a named test, a status attribute, merged reruns). The jud
 (`_Counter.case`, `suite`, `property`) therefore sees what it would see in a whole tree,
 and only those rare elements pay for it.
 
-A target parser skips libxml2's tree-building limits (a text over 10 MB, nesting deeper
-than 256). Text is kept only inside a result element or a property, and dropped after each
-chunk otherwise, so a long captured output costs no memory; the two limits are applied to
-what is kept and to the open elements after each chunk.
+A target parser skips libxml2's tree-building limit on a text (10 MB), and its push parser
+the one on nesting (256; the pull parser the reader uses applies it, junit_reader). Text is
+kept only inside a result element or a property, and dropped after each chunk otherwise, so
+a long captured output costs no memory; both limits are applied to what is kept and to the
+open elements after each chunk.
 """
 
 from __future__ import annotations
@@ -66,11 +67,11 @@ def _attributes(attrib: Any) -> dict[str, str]:
 
 
 class CaseEvents:
-    """An lxml parser target over one file; `after_chunk` after each feed. Mutable on
+    """An lxml parser target over one file; `after_chunk` after each chunk. Mutable on
     purpose: it lives for one parse."""
 
-    __slots__ = ("cases", "counter", "data", "judged", "kept", "open", "pieces", "prefilter",
-                 "quick", "remember", "root", "source")
+    __slots__ = ("cases", "counter", "data", "fast", "judged", "kept", "open", "pieces",
+                 "prefilter", "quick", "remember", "root", "source")
 
     def __init__(self, counter: Counter, source: str) -> None:
         self.counter = counter
@@ -91,6 +92,9 @@ class CaseEvents:
         #: Nothing asks more of a passing case than its identity: no names, no reruns, no
         #: outcome per identity (comparing test sets).
         self.quick = not prefilter and not counter.repeated and counter.identities is None
+        #: `quick`, no case has a result element open and no text is kept: one attribute
+        #: read per passing case for three (kept up to date where the rare paths change them).
+        self.fast = self.quick
 
     # -- called by lxml ---------------------------------------------------------------
     def start(self, tag: str, attrib: dict[str, str]) -> None:
@@ -103,20 +107,17 @@ class CaseEvents:
 
     def end(self, tag: str) -> None:
         frame = self.open.pop()
-        if frame is None:
-            return
         if type(frame) is dict:
             self.cases += 1
-            if self.quick and not self.judged:
+            if self.fast and "status" not in frame and "result" not in frame:
                 classname = frame.get("classname")
                 name = frame.get("name")
-                if classname and name and "status" not in frame and "result" not in frame:
+                if classname and name:
                     self.remember(f"{classname}::{name}")  # most of any report
-                    if not self.kept:  # its text, at once: the next case reuses the memory
-                        self.pieces.clear()
+                    self.pieces.clear()  # its text, at once: the next case reuses the memory
                     return
             self._case(tag, frame)
-        else:
+        elif frame is not None:
             self._end(frame)
 
     def close(self) -> None:
@@ -136,7 +137,7 @@ class CaseEvents:
             opened.append(Node(tag, _attributes(attrib)))
             return
         if len(opened) >= MAX_DEPTH:
-            raise self._too_deep()
+            raise self.too_deep()
         parent = opened[-1]
         if type(parent) is dict:  # a child of a case
             if name in RESULTS:
@@ -160,6 +161,11 @@ class CaseEvents:
     def _keep(self, leaf: _Leaf) -> None:
         self.open.append(leaf)
         self.kept += 1
+        self.fast = False
+
+    def _refresh(self) -> None:
+        """After a case was judged or a leaf ended: can the inline count go on?"""
+        self.fast = self.quick and not self.judged and not self.kept
 
     def _skeleton(self) -> Node:
         """The innermost open skeleton element (the suite of a case, for one)."""
@@ -170,7 +176,10 @@ class CaseEvents:
 
     def _case(self, tag: str, attrib: dict[str, str]) -> None:
         """A case the inline count does not cover: a digest (merged reruns), or judged."""
-        results = self.judged.pop(id(attrib), None) if self.judged else None
+        results = None
+        if self.judged:
+            results = self.judged.pop(id(attrib), None)
+            self._refresh()
         counter = self.counter
         classname = attrib.get("classname")
         name = attrib.get("name")
@@ -197,6 +206,7 @@ class CaseEvents:
         counter = self.counter
         if isinstance(frame, _Leaf):
             self.kept -= 1
+            self._refresh()
             frame.text = "".join(self.pieces[frame.mark :])
             if frame.kind is _Kind.CASE_RESULT:
                 return  # judged when its case ends
@@ -210,7 +220,7 @@ class CaseEvents:
         if local(frame.tag) in ROOTS:
             counter.suite(frame, self.cases)
 
-    def _too_deep(self) -> InvalidInput:
+    def too_deep(self) -> InvalidInput:
         return InvalidInput(
             self.source, None,
             f"elements are nested deeper than {MAX_DEPTH}; the gate refuses them, as libxml2"
@@ -220,10 +230,10 @@ class CaseEvents:
 
     # -- called by the reader ---------------------------------------------------------
     def after_chunk(self, offset: int) -> None:
-        """After each chunk (`offset`: bytes fed so far): drop text nothing keeps, apply the
+        """After each chunk (`offset`: bytes read so far): drop text nothing keeps, apply the
         limits, and let a large suite element's identities spill to compact arrays."""
         if len(self.open) > MAX_DEPTH:  # cases in cases (the start of one is not checked)
-            raise self._too_deep()
+            raise self.too_deep()
         if not self.kept:  # the text since the last passing case (or suite element)
             self.pieces.clear()
         elif len(self.pieces) > 64 and sum(map(len, self.pieces)) > MAX_KEPT_TEXT:
