@@ -10,6 +10,7 @@ test) names nothing here.
 
 from __future__ import annotations
 
+import re
 import sys
 from dataclasses import dataclass
 from enum import Enum
@@ -44,14 +45,14 @@ PROCESS = frozenset({
     "atexit", "os._exit", "os.kill", "os.killpg", "os.abort", "os.fork", "os.forkpty",
     "os.setsid", "os.daemon", "signal.signal", "signal.setitimer", "signal.alarm",
     "signal.pthread_kill", "signal.raise_signal", "signal.siginterrupt", "os.register_at_fork",
-    "multiprocessing.util.Finalize", "weakref.finalize",
+    "multiprocessing.util.Finalize", "weakref.finalize", "pty.fork",
 })
 PROCESS_PREFIXES = ("os.exec", "os.spawn", "os.posix_spawn")
 NATIVE = frozenset({"ctypes", "_ctypes", "cffi"})
 OBFUSCATION = frozenset({
     "marshal", "types.CodeType", "types.FunctionType", "gc.get_referrers",
     "gc.get_referents", "gc.get_objects", "builtins.exec", "builtins.eval",
-    "code.InteractiveInterpreter", "runpy",
+    "code.InteractiveInterpreter", "runpy", "zipimport",
 })
 SITE = frozenset({
     "site.getsitepackages", "site.getusersitepackages", "site.addsitedir", "site.USER_SITE",
@@ -74,7 +75,7 @@ TELLING_ATTRIBUTES: dict[str, str] = {
     "path_importer_cache": "import-system", "TestReport": "test-machinery",
     "CollectReport": "test-machinery", "pluginmanager": "test-machinery",
     "_exit": "process-exit", "settrace": "interpreter-hook", "setprofile": "interpreter-hook",
-    "__subclasses__": "obfuscation",
+    "__subclasses__": "obfuscation", "xmlpath": "results-path",
 }
 #: The names pytest's hooks start with: a function or attribute of one of these names is
 #: a hook implementation or a call through `config.hook` (`pytest_args` is not).
@@ -97,7 +98,23 @@ TELLING_STRINGS: tuple[tuple[str, str], ...] = (
     ("dist-packages", "site-packages"), ("junit", "results-path"),
     ("claim-gate", "results-path"), ("claim_gate", "results-path"),
     ("x-junit-report", "results-path"), ("claim-evidence", "results-path"),
+    ("xmlpath", "results-path"), ("<testsuite", "results-path"), ("<testcase", "results-path"),
+    ('failures="', "results-path"), ('errors="', "results-path"),
+    # the CI job's own files: what is written there shapes the job's later steps (its
+    # environment, its PATH), and so what they upload
+    ("github_env", "results-path"), ("github_path", "results-path"),
+    ("github_output", "results-path"), ("bash_env", "results-path"),
 )
+#: A file name a test report is written under (`report.xml`, `test-results.xml`,
+#: `xunit.xml`): JUnit is XML, and the CI command names its path, which the agent can read.
+#: Judged where a file is written or a command run, never where one is only read.
+REPORT_NAME = re.compile(
+    r"(?:^|[/\\\s=])[\w.-]*(?:result|report|junit|xunit|surefire|pytest)[\w.-]*\.xml\b")
+#: Modules a star import of binds names that reach in (`from os import *; _exit(0)`): the
+#: names cannot be resolved, so the import itself is the finding.
+STAR_GUARDED = frozenset({"sys", "os", "signal", "builtins", "importlib", "gc", "atexit",
+                          "ctypes", "types", "threading", "site", "sysconfig", "marshal",
+                          "inspect", "posix", "nt", "_thread", "pty", "weakref", "operator"})
 STDLIB = frozenset(sys.stdlib_module_names)
 
 
