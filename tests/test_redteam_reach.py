@@ -93,6 +93,57 @@ PYTHON: dict[str, tuple[str, str, int]] = {
     "pickle.loads of bytes the change carries": (
         "import pickle\npickle.loads(b'cos\\nsystem\\n(S\"true\"\\ntR.')\n", "obfuscation", 2),
     "zipimport": ("import zipimport\nzipimport.zipimporter('hook.zip')\n", "obfuscation", 1),
+    # a module reached as another standard module's attribute
+    "os.sys.modules written": ("import os\nos.sys.modules['_pytest.runner'] = m\n",
+                               "import-system", 2),
+    "importlib.sys.meta_path": ("import importlib\nimportlib.sys.meta_path.insert(0, F)\n",
+                                "import-system", 2),
+    # names and code carried encoded, decoded as the run decodes them
+    "import_module of a rot13 name": (
+        "import codecs, importlib\n"
+        "m = importlib.import_module(codecs.decode('_clgrfg', 'rot13'))\n", "test-machinery", 2),
+    "import_module of a reversed name": (
+        "import importlib\nm = importlib.import_module('rennur.tsetyp_'[::-1])\n",
+        "test-machinery", 2),
+    "import_module of chr codes": (
+        "import importlib\nm = importlib.import_module(''.join(map(chr, [95, 112, 121, 116,"
+        " 101, 115, 116])))\n", "test-machinery", 2),
+    "code written from a compressed base64 blob": (
+        "import base64, zlib\nfrom pathlib import Path\n"
+        "Path('hook.py').write_bytes(zlib.decompress(base64.b64decode("
+        "'eJzLzC3ILypRSCxJrcgs4YJQekWp6ZnFJalFGgVFmXklmlwAEyEN/w==')))\n", "process-exit", 3),
+    # objects of another frame, where pytest's own objects are locals
+    "a report in a caller's frame written": (
+        "import sys\nsys._getframe(3).f_locals['report'].outcome = 'passed'\n",
+        "obfuscation", 2),
+    "a report from inspect.stack, through a name": (
+        "import inspect\nrep = inspect.stack()[2].frame.f_locals['report']\n"
+        "rep.outcome = 'passed'\n", "obfuscation", 3),
+    # the run's state through a name bound to it
+    "request.session through a name": (
+        "def test_x(request):\n    s = request.session\n    s.testsfailed = 0\n",
+        "test-machinery", 3),
+    "the test item's function replaced": (
+        "def test_x(request):\n    request.node.obj = lambda: None\n", "test-machinery", 2),
+    "pytestconfig fetched by name": (
+        "def test_x(request):\n    c = request.getfixturevalue('pytestconfig')\n",
+        "test-machinery", 2),
+    "the run's own arguments": (
+        "def test_x(pytestconfig):\n    args = pytestconfig.invocation_params.args\n",
+        "results-path", 2),
+    # the JUnit writer's XML library, patched even through the fixture
+    "xml.etree patched through monkeypatch": (
+        "def test_x(monkeypatch):\n    import xml.etree.ElementTree as ET\n"
+        "    monkeypatch.setattr(ET, 'Element', Fake)\n", "results-path", 3),
+    # the process's own memory and command line
+    "/proc/<pid>/mem": ("import os\nf = open(f'/proc/{os.getpid()}/mem', 'r+b')\n",
+                        "native-code", 2),
+    "/proc/self/cmdline": ("args = open('/proc/self/cmdline').read()\n", "results-path", 1),
+    # registrars that run at shutdown, after the report is written
+    "threading._register_atexit": ("import threading\nthreading._register_atexit(f)\n",
+                                   "process-exit", 2),
+    # examples doctest runs that are not a docstring
+    "a __test__ string": ('__test__ = {"x": """\n>>> import atexit\n"""}\n', "process-exit", 2),
     # a docstring's examples run under --doctest-modules
     "a docstring example that reaches in": (
         "import sys\n\ndef add(a, b):\n    \"\"\"Add.\n\n    >>> sys.meta_path.insert(0, F)\n"
@@ -132,6 +183,15 @@ ORDINARY: dict[str, str] = {
     "a docstring with honest examples": (
         "def add(a, b):\n    \"\"\"Add.\n\n    >>> add(1, 2)\n    3\n    \"\"\"\n"
         "    return a + b\n"),
+    "a REPL prompt in a string": "PROMPT = '>>> '\nassert out.startswith('>>> ')\n",
+    "a blob decoded to plain data": "import base64\nlogo = base64.b64decode('aGVsbG8=')\n",
+    "a path joined under os": "import os\nx = os.path.join(a, b)\n",
+    "fixtures writing the test class, the documented idiom": (
+        "import pytest\n\n@pytest.fixture\ndef db(request):\n    request.cls.db = 1\n"
+        "    request.instance.cache = {}\n"),
+    "xml.etree used to write a data file": (
+        "import xml.etree.ElementTree as ET\n"
+        "ET.ElementTree(ET.Element('a')).write('out/a.xml')\n"),
     "a docstring whose example does not parse": (
         "def f():\n    \"\"\"Shows a prompt.\n\n    >>> def (\n    \"\"\"\n"),
 }
@@ -156,12 +216,14 @@ JAVASCRIPT: dict[str, tuple[str, str]] = {
                                           "builtins"),
     "a report written by a name without 'junit'": (
         "fs.writeFileSync('reports/results.xml', x);\n", "results-path"),
+    "a text file loaded as a script": ("require('./hooks/setup.txt');\n", "obfuscation"),
 }
 
 ORDINARY_JAVASCRIPT = (
     "import process from 'node:process';\nconst { env, argv } = process;\n"
     "const fs = require('fs');\nimport path from 'path';\nconst m = await import('./mod.js');\n"
     "const x = require(`./fixtures`);\nconst o = { exit: 1 };\nlet p = process.env.X;\n"
+    "const merge = require('lodash.merge');\nconst data = require('./data.json');\n"
     "spawn('node', ['x.js'], { stdio: 'inherit' });\n"
 )
 
@@ -182,6 +244,8 @@ PATHS: dict[str, str] = {
     "SETUP.CFG": "test-machinery",
     "tests/pytest.py": "shadow-module",
     "tests/_pytest/__init__.py": "shadow-module",
+    ".babelrc": "test-machinery",
+    "web/babel.config.json": "test-machinery",
 }
 ORDINARY_PATHS = ("src/app/calc.py", "docs/conf.py", "src/py/__init__.py", "tests/test_pytest.py",
                   "environment.yml", "src/app/types.py", "README.md", "tests/data/sample.xml")
@@ -240,3 +304,20 @@ def test_the_examples_of_a_doctest_text_are_read_where_they_stand() -> None:
 
 def test_a_doctest_text_that_is_not_python_is_passed_over() -> None:
     assert read_doctests("docs/x.rst", "Prose only.\n\n>>> def (\n\nMore prose.\n") == ()
+
+
+UTF7 = b"# -*- coding: utf-7 -*-\nx = 1\n#+AAo-import atexit+AAo-atexit.register(print)\n"
+
+
+def test_a_python_file_is_read_in_the_encoding_it_declares() -> None:
+    """Under `coding: utf-7` the "comment" on line 3 is two lines of code to Python: the
+    reading decodes the file as Python does, never as UTF-8 regardless."""
+    reading = read_change("test", ["calc.py"], {"calc.py": UTF7}.__getitem__)
+    assert {f.rule for f in reading.findings} == {"process-exit"}
+    refused = read_change("test", ["calc.py"], {"calc.py": b"# coding: nope\nx = 1\n"}.__getitem__)
+    assert [u.problem for u in refused.unread] == [
+        "declares an encoding Python would refuse (unknown encoding: nope)"]
+    latin = "# coding: latin-1\nx = '\u00e9'\n".encode("latin-1")
+    honest = read_change("test", ["calc.py"], {"calc.py": latin}.__getitem__)
+    assert honest.findings == ()
+    assert honest.complete

@@ -12,7 +12,9 @@ unread, so the reading is incomplete and the engine's rule makes the claim unver
 
 from __future__ import annotations
 
+import io
 import posixpath
+import tokenize
 import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -44,9 +46,11 @@ _COMPILED = (".pyc", ".pyo")
 _EXTENSIONS = (".so", ".pyd", ".node")
 #: Run-time configuration of the tools that start the tests, by file name: `.npmrc`'s
 #: `node-options=--require ./x` loads code into every `npm test`, an environment file sets
-#: `PYTEST_ADDOPTS`, `PYTHONPATH` or `NODE_OPTIONS` for the tools that read it.
+#: `PYTEST_ADDOPTS`, `PYTHONPATH` or `NODE_OPTIONS` for the tools that read it, and a Babel
+#: or SWC file names plugins that transform every test file (any path, `.txt` included).
 _TOOL_CONFIG = frozenset({".npmrc", ".yarnrc", ".yarnrc.yml", "bunfig.toml", ".env",
-                          ".pdbrc", ".noderc"})
+                          ".pdbrc", ".noderc", ".babelrc", ".babelrc.json", "babel.config.json",
+                          ".swcrc"})
 #: Top-level names that would shadow the framework or the standard library from the
 #: repository root (`python -m pytest` puts it first on sys.path). `test` is the stdlib's
 #: own regression suite and an ordinary name for a project's tests directory.
@@ -67,7 +71,7 @@ class _Budget:
 
 def doctest_text(path: str) -> bool:
     """A text whose examples pytest may collect as doctests."""
-    name = posixpath.basename(path)
+    name = posixpath.basename(path).casefold()  # fnmatch folds case where the disk does
     return name.endswith(DOCTEST_SUFFIXES) or (name.startswith("test") and name.endswith(".txt"))
 
 
@@ -114,10 +118,20 @@ def _read_one(path: str, fetch: Callable[[str], bytes],
                    f" {plural(MAX_FILE_BYTES, 'byte')} a file", 0
     if len(data) > room:
         return (), f"over the reading's limit of {plural(MAX_TOTAL_BYTES, 'byte')} in all", 0
+    encoding = "utf-8"
+    if path.endswith(PYTHON_SUFFIXES):
+        try:  # as Python reads it: a `# coding: utf-7` cookie turns a "comment" into code
+            encoding = tokenize.detect_encoding(io.BytesIO(data).readline)[0]
+        except SyntaxError as exc:  # bytes that are no text at all are said so below
+            if data.isascii() or _is_utf8(data):
+                return (), f"declares an encoding Python would refuse ({exc.msg})", len(data)
     try:
-        text = data.decode("utf-8")
+        text = data.decode(encoding)
     except UnicodeDecodeError as exc:
-        return (), f"not UTF-8 text (byte {exc.start})", len(data)
+        shown = "UTF-8" if encoding.startswith("utf-8") else encoding
+        return (), f"not {shown} text (byte {exc.start})", len(data)
+    except LookupError:
+        return (), f"declares the encoding {encoding!r}, which cannot be read", len(data)
     if path.endswith(SCRIPT_SUFFIXES):
         return read_javascript(path, text), None, len(data)
     if not path.endswith(PYTHON_SUFFIXES):
@@ -128,6 +142,14 @@ def _read_one(path: str, fetch: Callable[[str], bytes],
         line = getattr(exc, "lineno", None)
         where = f" at line {line}" if line else ""
         return (), f"does not parse as Python{where}: {getattr(exc, 'msg', exc)}", len(data)
+
+
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def path_findings(path: str) -> tuple[ReachFinding, ...]:

@@ -53,6 +53,9 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                         r"""\b(?:require|import)\s*\(\s*(?!(?:"[^"\n]*"|'[^'\n]*'|`[^`$\n]*`)"""
                         r"""\s*[),])"""),
         ("import-system", r"\bconstructor\s*\.\s*_(?:load|resolveFilename|cache|extensions)\b"),
+        # a file that is not a script by name, loaded as one (Node runs `require("./x.txt")`)
+        ("obfuscation", r"""\b(?:require|import)\s*\(\s*["'`](?:\.{1,2}/|/)[^"'`\n]*\."""
+                        r"""(?!(?:[cm]?[jt]sx?|json|node|css|scss|svg|png)["'`])\w+["'`]"""),
         ("builtins", r"\bReflect\s*\.\s*(?:set|defineProperty|deleteProperty)\s*\(\s*"
                      r"(?:globalThis|global|process|console)\b|\bObject\s*\.\s*(?:assign|"
                      r"defineProperties|setPrototypeOf)\s*\(\s*(?:globalThis|global|process)\b"),

@@ -46,6 +46,9 @@ PROCESS = frozenset({
     "os.setsid", "os.daemon", "signal.signal", "signal.setitimer", "signal.alarm",
     "signal.pthread_kill", "signal.raise_signal", "signal.siginterrupt", "os.register_at_fork",
     "multiprocessing.util.Finalize", "weakref.finalize", "pty.fork",
+    # the private registrars of the same: run at shutdown, after the report is written
+    "threading._register_atexit", "multiprocessing.util._exit_function",
+    "concurrent.futures.thread._python_exit", "sys.remote_exec",
 })
 PROCESS_PREFIXES = ("os.exec", "os.spawn", "os.posix_spawn")
 NATIVE = frozenset({"ctypes", "_ctypes", "cffi"})
@@ -76,6 +79,7 @@ TELLING_ATTRIBUTES: dict[str, str] = {
     "CollectReport": "test-machinery", "pluginmanager": "test-machinery",
     "_exit": "process-exit", "settrace": "interpreter-hook", "setprofile": "interpreter-hook",
     "__subclasses__": "obfuscation", "xmlpath": "results-path",
+    "invocation_params": "results-path",
 }
 #: The names pytest's hooks start with: a function or attribute of one of these names is
 #: a hook implementation or a call through `config.hook` (`pytest_args` is not).
@@ -100,6 +104,8 @@ TELLING_STRINGS: tuple[tuple[str, str], ...] = (
     ("x-junit-report", "results-path"), ("claim-evidence", "results-path"),
     ("xmlpath", "results-path"), ("<testsuite", "results-path"), ("<testcase", "results-path"),
     ('failures="', "results-path"), ('errors="', "results-path"),
+    ("/proc/self/cmdline", "results-path"), ("/proc/self/mem", "native-code"),
+    ("pytestconfig", "test-machinery"),
     # the CI job's own files: what is written there shapes the job's later steps (its
     # environment, its PATH), and so what they upload
     ("github_env", "results-path"), ("github_path", "results-path"),
@@ -171,6 +177,8 @@ def classify(dotted: str, access: Access) -> Reach | None:
 def _written(dotted: str, access: Access) -> Reach | None:
     if access is Access.READ or "." not in dotted:
         return None
+    if access is Access.FIXTURE and dotted.startswith(REPORT_WRITER_LIBRARIES):
+        return Reach("results-path", f"{dotted} (the JUnit writer's XML library)")
     if dotted.startswith("builtins."):
         return None if access is Access.FIXTURE else Reach("builtins", dotted)
     if access is Access.WRITE and dotted.split(".", 1)[0] in STDLIB \
@@ -189,6 +197,11 @@ def telling(text: str) -> Reach | None:
     if lowered.endswith(".pth"):
         return Reach("site-packages", repr(text))
     return None
+
+
+#: The library pytest's JUnit writer builds the report with while the tests run: patched
+#: even through a fixture (undone after the test), it writes that test's own report.
+REPORT_WRITER_LIBRARIES = ("xml.etree", "xml.dom", "xml.sax")
 
 
 def module_key_reaches(key: str, access: Access = Access.WRITE) -> Reach | None:

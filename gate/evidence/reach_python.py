@@ -68,6 +68,7 @@ _COMMANDS = frozenset({"subprocess.run", "subprocess.call", "subprocess.check_ca
 _SEARCHES = frozenset({"glob", "iglob", "rglob", "endswith", "fnmatch", "fnmatchcase", "filter"})
 _DETACHED = re.compile(r"(?:^|[\s;&|(])(?:nohup|setsid|disown|daemonize)\b|&\s*$")
 #: Deserialisers that run code named by the bytes they are given.
+_PROC_FILE = re.compile(r"/proc/[^/]+/(?:mem|cmdline)\b")
 _UNPICKLERS = frozenset({"pickle.loads", "pickle.load", "_pickle.loads", "_pickle.load",
                          "pickle.Unpickler", "dill.loads", "cloudpickle.loads"})
 #: The pytest objects a test or fixture is handed (`request`, `pytestconfig`) and the parts of
@@ -75,7 +76,11 @@ _UNPICKLERS = frozenset({"pickle.loads", "pickle.load", "_pickle.loads", "_pickl
 #: `pytestconfig.option.xmlpath = p`, `pytestconfig.stash[k] = v`) changes the run itself.
 _RUN_OBJECTS = frozenset({"request", "pytestconfig"})
 _RUN_PARTS = frozenset({"config", "session", "_pyfuncitem", "option", "stash", "_store",
-                        "pluginmanager", "hook", "ihook", "_fixturemanager"})
+                        "pluginmanager", "hook", "ihook", "_fixturemanager", "node"})
+#: Attributes that lead into another frame, where pytest's own objects are locals
+#: (`sys._getframe(3).f_locals["report"].outcome = "passed"`).
+_FRAME_PARTS = frozenset({"f_locals", "f_globals", "f_back", "tb_frame", "gi_frame",
+                          "cr_frame", "ag_frame", "f_builtins"})
 
 
 def read_python(path: str, text: str) -> tuple[ReachFinding, ...]:
@@ -84,14 +89,20 @@ def read_python(path: str, text: str) -> tuple[ReachFinding, ...]:
     return _read_tree(path, ast.parse(text, filename=path), None)
 
 
-def _read_tree(path: str, tree: ast.Module, outer: Bindings | None) -> tuple[ReachFinding, ...]:
+#: Code read inside code (a doctest in a docstring, a decoded blob) is read this deep at most:
+#: text that decodes to itself again cannot keep the reading going.
+_MAX_NESTING = 4
+
+
+def _read_tree(path: str, tree: ast.Module, outer: Bindings | None,
+               depth: int = 0) -> tuple[ReachFinding, ...]:
     names = bindings_of(tree)
     if outer is not None:  # a doctest runs with its module's globals
         for alias, dotted in outer.aliases.items():
             names.aliases.setdefault(alias, dotted)
         for name, value in outer.strings.items():
             names.strings.setdefault(name, value)
-    reader = _Reader(path, names)
+    reader = _Reader(path, names, depth)
     reader.bind_test_paths(tree)
     for parent in ast.walk(tree):
         for child in ast.iter_child_nodes(parent):
@@ -102,7 +113,7 @@ def _read_tree(path: str, tree: ast.Module, outer: Bindings | None) -> tuple[Rea
 
 
 def read_doctests(path: str, text: str, first_line: int = 1,
-                  outer: Bindings | None = None) -> tuple[ReachFinding, ...]:
+                  outer: Bindings | None = None, depth: int = 0) -> tuple[ReachFinding, ...]:
     """The `>>>` examples in a text (a `test*.txt` pytest collects by default, a `.rst` or
     `.md` collected under `--doctest-glob`, a docstring under `--doctest-modules`), read as the
     Python they are, each at its own line. An example that does not parse runs nothing but its
@@ -130,16 +141,17 @@ def read_doctests(path: str, text: str, first_line: int = 1,
         for example in examples:
             padded = "\n" * (first_line - 1 + example.lineno) + example.source
             try:
-                found += _read_tree(path, ast.parse(padded, filename=path), outer)
+                found += _read_tree(path, ast.parse(padded, filename=path), outer, depth)
             except (SyntaxError, ValueError):
                 continue
         return tuple(found)
-    return _read_tree(path, tree, outer)
+    return _read_tree(path, tree, outer, depth)
 
 
 class _Reader(ast.NodeVisitor):
-    def __init__(self, path: str, bindings: Bindings) -> None:
+    def __init__(self, path: str, bindings: Bindings, depth: int = 0) -> None:
         self.path = path
+        self.depth = depth
         self.names = bindings
         self.findings: dict[tuple[int, str], ReachFinding] = {}
         self.params: list[frozenset[str]] = []
@@ -150,6 +162,9 @@ class _Reader(ast.NodeVisitor):
         #: frame's or function's namespace (`ns = frame.f_globals`): a write through them.
         self.taken: set[str] = set()
         self.namespaces: set[str] = set()
+        #: Names bound to an object of another frame, and to a part of the run's state.
+        self.framed: set[str] = set()
+        self.run_aliases: dict[str, str] = {}
 
     def add(self, node: ast.AST, reach: Reach | None) -> None:
         if reach is not None:
@@ -189,7 +204,7 @@ class _Reader(ast.NodeVisitor):
             self.generic_visit(node)  # a bare string is a docstring: prose, not code...
             return
         if ">>>" in node.value.value:  # ...but its examples run under --doctest-modules
-            for found in read_doctests(self.path, node.value.value, node.lineno, self.names):
+            for found in self._doctests(node.value.value, node.lineno):
                 self.findings.setdefault((found.line, found.rule), found)
 
     # -- expressions -----------------------------------------------------------------------
@@ -217,10 +232,13 @@ class _Reader(ast.NodeVisitor):
 
     def _written_object(self, target: ast.AST) -> Reach | None:
         """A write to an object the scan cannot name by itself: a module taken out of
-        `sys.modules` by a computed name, or one of the run's own objects a fixture hands."""
+        `sys.modules` by a computed name, an object of another frame, or one of the run's
+        own objects a fixture hands."""
         if self._taken(target):
             return Reach("import-system", "a module taken out of sys.modules by a computed"
                                           " name, written")
+        if self._from_frame(target):
+            return Reach("obfuscation", "an object of another frame written")
         run_part = self._run_object(target)
         if run_part is not None:
             return Reach("test-machinery", f"{run_part} written (the run's own state)")
@@ -242,19 +260,33 @@ class _Reader(ast.NodeVisitor):
                 and not (isinstance(key, ast.Name) and key.id == "__name__")
         return False
 
+    def _from_frame(self, node: ast.AST) -> bool:
+        while isinstance(node, ast.Attribute | ast.Subscript | ast.Call):
+            if isinstance(node, ast.Attribute) and node.attr in _FRAME_PARTS:
+                return True
+            node = node.func if isinstance(node, ast.Call) else node.value
+        return isinstance(node, ast.Name) and node.id in self.framed
+
     def _run_object(self, node: ast.AST) -> str | None:
         """`request.session`, `pytestconfig.option`, `request.node.config.stash`: the dotted
-        text when `node` is a part of the run's state reached from a fixture parameter."""
+        text when `node` is a part of the run's state reached from a fixture parameter, or
+        from a name bound to one (`s = request.session`)."""
         parts: list[str] = []
         while isinstance(node, ast.Attribute | ast.Subscript):
             if isinstance(node, ast.Attribute):
                 parts.append(node.attr)
             node = node.value
-        if not (isinstance(node, ast.Name) and node.id in _RUN_OBJECTS
-                and any(node.id in scope for scope in self.params)):
+        if not isinstance(node, ast.Name):
             return None
-        if node.id == "pytestconfig" or _RUN_PARTS & set(parts):
-            return ".".join([node.id, *reversed(parts)])
+        root = self.run_aliases.get(node.id)
+        if root is None and node.id in _RUN_OBJECTS \
+                and any(node.id in scope for scope in self.params):
+            root = node.id
+        if root is None:
+            return None
+        dotted = ".".join([root, *reversed(parts)])
+        if root.startswith("pytestconfig") or _RUN_PARTS & set(dotted.split(".")[1:]):
+            return dotted
         return None
 
     def bind_taken_modules(self, tree: ast.AST) -> None:
@@ -271,9 +303,23 @@ class _Reader(ast.NodeVisitor):
                             self.taken.add(target.id)
                         if self._namespace(node.value):
                             self.namespaces.add(target.id)
+                        if self._from_frame(node.value):
+                            self.framed.add(target.id)
+                        self._bind_run_alias(target.id, node.value)
             elif isinstance(node, ast.For | ast.comprehension) and _over_modules(
                     node.iter, self.names):
                 self.taken |= {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
+
+    def _bind_run_alias(self, name: str, value: ast.AST) -> None:
+        """`s = request.session`, `cfg = pytestconfig`: the name stands for that part."""
+        parts: list[str] = []
+        while isinstance(value, ast.Attribute):
+            parts.append(value.attr)
+            value = value.value
+        if isinstance(value, ast.Name) and (value.id in _RUN_OBJECTS
+                                            or value.id in self.run_aliases):
+            root = self.run_aliases.get(value.id, value.id)
+            self.run_aliases[name] = ".".join([root, *reversed(parts)])
 
     def _namespace(self, node: ast.AST) -> bool:
         if isinstance(node, ast.Attribute):
@@ -332,6 +378,9 @@ class _Reader(ast.NodeVisitor):
         text = self.names.fold(node)
         if text is not None:
             self.add(node, telling(text))
+        if isinstance(node.value, str) and ">>>" in node.value:  # `__test__`, `f.__doc__ = s`
+            for found in self._doctests(node.value, node.lineno):
+                self.findings.setdefault((found.line, found.rule), found)
 
     def visit_BinOp(self, node: ast.BinOp) -> None:
         self._folded(node)
@@ -343,8 +392,46 @@ class _Reader(ast.NodeVisitor):
 
     def _folded(self, node: ast.AST) -> None:
         text = self.names.fold(node)
-        if text is not None:
-            self.add(node, telling(text))
+        if text is None:
+            if isinstance(node, ast.JoinedStr | ast.BinOp) \
+                    and _PROC_FILE.search(skeleton := self._skeleton(node)):
+                self.add(node, Reach("native-code" if "mem" in skeleton else "results-path",
+                                     f"{skeleton!r} (the process's own memory or command)"))
+            return
+        self.add(node, telling(text))
+        if isinstance(node, ast.Call):
+            self._decoded_code(node, text)
+
+    def _doctests(self, text: str, line: int) -> tuple[ReachFinding, ...]:
+        if self.depth >= _MAX_NESTING:
+            return ()
+        return read_doctests(self.path, text, line, self.names, self.depth + 1)
+
+    def _skeleton(self, node: ast.AST) -> str:
+        """A string built at run time with `*` for what is computed (`f"/proc/{pid}/mem"`)."""
+        if isinstance(node, ast.JoinedStr):
+            return "".join(self._skeleton(v.value if isinstance(v, ast.FormattedValue) else v)
+                           for v in node.values)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            return self._skeleton(node.left) + self._skeleton(node.right)
+        text = self.names.fold(node)
+        return "*" if text is None else text
+
+    def _decoded_code(self, node: ast.Call, text: str) -> None:
+        """Code a call makes from a blob the change carries (base64, zlib, rot13, a reversed
+        string): read as the Python it is, each finding at the line of the decoding. A
+        single name or constant is not code here (the call's own rules judge a name)."""
+        if self.depth >= _MAX_NESTING:
+            return
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError, MemoryError, RecursionError):
+            return
+        if len(tree.body) == 1 and isinstance(tree.body[0], ast.Expr) \
+                and isinstance(tree.body[0].value, ast.Name | ast.Constant | ast.Attribute):
+            return
+        for found in _read_tree(self.path, tree, self.names, self.depth + 1):
+            self.add(node, Reach(found.rule, f"decoded code: {found.reached}"))
 
     def visit_Call(self, node: ast.Call) -> None:
         for reach in self._call(node):
