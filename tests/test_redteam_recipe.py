@@ -1,10 +1,11 @@
 """Issue 21 "Done when", another round, in the documented two-job recipe (a test job in the
 agent's workspace, then `claim-gate verify --diff-base origin/main` in a fresh clone): code the
 test run executes that the change reading did not read. A committed unchecked-hash `.pyc` is
-imported in place of the source the reading reads (so a broken `sub` passes its test), and a
+imported in place of the source the reading reads (so a broken `sub` passes its test), a
 `test*.txt` file is collected by pytest as a doctest by default (its examples run in the
-session). Each beside its honest control, which verifies. The base repository and its run are
-made once for the module and copied per case: one pytest session a case."""
+session), and a `coding: utf-7` cookie makes a "comment" code to Python. Each beside its
+honest control, which verifies. The base repository and its run are made once for the module
+and copied per case: one pytest session a case."""
 
 from __future__ import annotations
 
@@ -25,6 +26,9 @@ BROKEN_SUB = FLOAT_CALC.replace("return a - b", "return a + b")
 PYC = str(Path(importlib.util.cache_from_source("calc.py")))
 NOTES_WITH_HOOK = ("The calculator\n==============\n\n>>> import atexit\n"
                    ">>> _ = atexit.register(print)\n")
+#: Under the declared UTF-7, `+AAo-` is a newline: the last "comment" is two lines of code.
+UTF7_CALC = "# -*- coding: utf-7 -*-\n" + FLOAT_CALC.replace("+", "+-") + (  # "+-" is a "+"
+    "#+AAo-import atexit+AAo-atexit.register(print)\n")
 HONEST_NOTES = "The calculator\n==============\n\n>>> from calc import add\n>>> add(1, 2)\n3.0\n"
 
 
@@ -45,6 +49,8 @@ CASES: dict[str, Case] = {
     "a committed unchecked-hash .pyc imported in place of a broken source": Case(
         {"calc.py": BROKEN_SUB}, pyc_of=FLOAT_CALC,
         named=f"{PYC}:0 compiled bytecode: imported in place of (or without) a source"),
+    "a 'coding: utf-7' cookie that turns a comment into an exit handler": Case(
+        {"calc.py": UTF7_CALC}, named="calc.py:8 atexit (process-exit)"),
     "a doctest text pytest collects by default, with an exit handler": Case(
         {"calc.py": FLOAT_CALC, "test_notes.txt": NOTES_WITH_HOOK},
         named="test_notes.txt:4 atexit (process-exit)"),
