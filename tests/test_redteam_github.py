@@ -39,6 +39,13 @@ ATTACKS: dict[str, tuple[dict[str, str], str]] = {
         {"app/tools.py": "from pathlib import Path\n\nPath('reports/results.xml')"
                          ".write_text('<testsuite failures=\"0\"/>')\n"},
         "app/tools.py:3 writes the report 'reports/results.xml' (results-path)"),
+    "a 'coding: utf-7' cookie that turns a comment into code": (
+        {"app/tools.py": "# -*- coding: utf-7 -*-\nx = 1\n#+AAo-import atexit\n"},
+        "app/tools.py:4 atexit (process-exit)"),
+    "the runner's module named in rot13": (
+        {"app/tools.py": "import codecs, importlib\n\n"
+                         "r = importlib.import_module(codecs.decode('_clgrfg.ehaare', 'rot13'))\n"},
+        "app/tools.py:3 _pytest.runner (test-machinery)"),
     "process aliased in JavaScript, then ended": (
         {"web/setup.js": "const p = process;\np.exit(0);\n"}, "web/setup.js:1"),
 }
