@@ -248,7 +248,8 @@ PATHS: dict[str, str] = {
     "web/babel.config.json": "test-machinery",
 }
 ORDINARY_PATHS = ("src/app/calc.py", "docs/conf.py", "src/py/__init__.py", "tests/test_pytest.py",
-                  "environment.yml", "src/app/types.py", "README.md", "tests/data/sample.xml")
+                  "environment.yml", "src/app/types.py", "README.md", "tests/data/sample.xml",
+                  ".env.example")
 
 
 @pytest.mark.parametrize("name", list(PYTHON))

@@ -48,6 +48,8 @@ _EXTENSIONS = (".so", ".pyd", ".node")
 #: `node-options=--require ./x` loads code into every `npm test`, an environment file sets
 #: `PYTEST_ADDOPTS`, `PYTHONPATH` or `NODE_OPTIONS` for the tools that read it, and a Babel
 #: or SWC file names plugins that transform every test file (any path, `.txt` included).
+#: Copies of an environment file kept to be filled in: no tool loads them.
+_TEMPLATES = (".example", ".sample", ".template")
 _TOOL_CONFIG = frozenset({".npmrc", ".yarnrc", ".yarnrc.yml", "bunfig.toml", ".env",
                           ".pdbrc", ".noderc", ".babelrc", ".babelrc.json", "babel.config.json",
                           ".swcrc"})
@@ -166,7 +168,7 @@ def path_findings(path: str) -> tuple[ReachFinding, ...]:
         return (ReachFinding(path, 0, "native-code",
                              "an extension module: imported before a source of the same name,"
                              " and not readable"),)
-    if name in _TOOL_CONFIG or name.startswith(".env."):
+    if name in _TOOL_CONFIG or (name.startswith(".env.") and not name.endswith(_TEMPLATES)):
         return (ReachFinding(path, 0, "test-machinery",
                              f"{name}: run-time settings of the tools that start the tests"),)
     lookalike = _chain_lookalike(path)
