@@ -89,6 +89,7 @@ def read_python(path: str, text: str) -> tuple[ReachFinding, ...]:
     return _read_tree(path, ast.parse(text, filename=path), None)
 
 
+_BINDERS = (ast.Assign, ast.AnnAssign, ast.NamedExpr, ast.For, ast.comprehension)
 #: Code read inside code (a doctest in a docstring, a decoded blob) is read this deep at most:
 #: text that decodes to itself again cannot keep the reading going.
 _MAX_NESTING = 4
@@ -103,11 +104,17 @@ def _read_tree(path: str, tree: ast.Module, outer: Bindings | None,
         for name, value in outer.strings.items():
             names.strings.setdefault(name, value)
     reader = _Reader(path, names, depth)
-    reader.bind_test_paths(tree)
-    for parent in ast.walk(tree):
+    binders: list[ast.AST] = []  # one pass for the parents and every binding statement
+    stack: list[ast.AST] = [tree]
+    while stack:
+        parent = stack.pop()
+        if isinstance(parent, _BINDERS):
+            binders.append(parent)
         for child in ast.iter_child_nodes(parent):
             reader.parents[child] = parent
-    reader.bind_taken_modules(tree)
+            stack.append(child)
+    reader.bind_test_paths(binders)
+    reader.bind_taken_modules(binders)
     reader.visit(tree)
     return tuple(reader.findings.values())
 
@@ -289,11 +296,11 @@ class _Reader(ast.NodeVisitor):
             return dotted
         return None
 
-    def bind_taken_modules(self, tree: ast.AST) -> None:
+    def bind_taken_modules(self, binders: list[ast.AST]) -> None:
         """Names bound to a module taken out of `sys.modules` by a computed name
         (`m = sys.modules[n]`, `for m in sys.modules.values()`), and names bound to a namespace
         (`ns = frame.f_globals`, `g = vars(sys)`)."""
-        for node in ast.walk(tree):
+        for node in binders:
             if isinstance(node, ast.Assign | ast.AnnAssign | ast.NamedExpr) \
                     and node.value is not None:
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -654,10 +661,10 @@ class _Reader(ast.NodeVisitor):
                     return text
         return None
 
-    def bind_test_paths(self, tree: ast.AST) -> None:
+    def bind_test_paths(self, binders: list[ast.AST]) -> None:
         """Names bound anywhere to an expression that names a test module, through names
         bound the same way (flow-insensitive, like the bindings pass): `t = Path("test_x.py")`."""
-        assigned = [(target.id, node.value) for node in ast.walk(tree)
+        assigned = [(target.id, node.value) for node in binders
                     if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None
                     for target in (node.targets if isinstance(node, ast.Assign)
                                    else [node.target])
