@@ -72,7 +72,10 @@ CASES: dict[str, Case] = {
         {"calc.py": FLOAT_CALC, "tools/broken.py": "def f(:\n"},
         codes=frozenset({"change_unread"})),
     "control: the owner allows the exit handler in calc.py": Case(
-        {"calc.py": REWRITES_AT_EXIT.replace("('jun' + 'it.xml')", "'cache.txt'")},
+        # an honest handler: a cache file, not a report (the report's own `failures="`
+        # markup is a results-path finding the process-exit allowance does not cover)
+        {"calc.py": REWRITES_AT_EXIT.replace("('jun' + 'it.xml')", "'cache.txt'")
+         .replace("'failures=\"1\"', 'failures=\"0\"'", "'stale', 'fresh'")},
         policy="id: reach\nevidence_chain:\n  allow_reach:\n"
                "    - {path: calc.py, rule: process-exit}\n",
         exit_code=0, codes=frozenset()),

@@ -41,7 +41,7 @@ SPELLINGS: dict[str, tuple[str, str, int]] = {
     "watched method: unittest.result.TestResult through from-import": (
         "from unittest import result\nresult.TestResult.addFailure = f\n", "test-machinery", 1),
     "import hook: meta_path by a name decoded from bytes": (
-        "import sys\ngetattr(sys, b'meta_path'.decode()).insert(0, F)\n", "obfuscation", 2),
+        "import sys\ngetattr(sys, b'meta_path'.decode()).insert(0, F)\n", "import-system", 2),
     "import hook: a module taken out of sys.modules to be imported again": (
         "import sys\ndel sys.modules['_pytest.runner']\n", "import-system", 2),
     "import hook: sys.modules.update": (

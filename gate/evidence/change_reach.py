@@ -12,15 +12,20 @@ unread, so the reading is incomplete and the engine's rule makes the claim unver
 
 from __future__ import annotations
 
+import io
+import posixpath
+import tokenize
+import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 
 from gate.claim.change_facts import ChangeReading, ReachFinding, UnreadChange
-from gate.claim.trust_policy import TrustPolicy
+from gate.claim.trust_policy import DEFAULT_CHAIN, TrustPolicy
 from gate.claim.wording import plural
 from gate.evidence.reach_js import read_javascript
 from gate.evidence.reach_names import FRAMEWORK_ROOTS, STDLIB
-from gate.evidence.reach_python import read_python
+from gate.evidence.reach_python import read_doctests, read_python
 
 #: At most this many files are read in one change; the rest make the reading incomplete.
 MAX_FILES = 1000
@@ -30,10 +35,30 @@ MAX_FILE_BYTES = 1_048_576
 MAX_TOTAL_BYTES = 33_554_432
 PYTHON_SUFFIXES = (".py", ".pyw")
 SCRIPT_SUFFIXES = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")
+#: Texts whose `>>>` examples pytest runs: `test*.txt` by default, `.rst` and `.md` under the
+#: `--doctest-glob` many projects set.
+DOCTEST_SUFFIXES = (".rst", ".md")
+#: Files Python or Node loads as code that the reading cannot read: compiled bytecode (an
+#: unchecked-hash `.pyc` in `__pycache__` is imported without looking at its source, and a
+#: `.pyc` with no source is imported as it is) and extension modules (a `.so` or `.pyd` is
+#: found before the `.py` of the same name).
+_COMPILED = (".pyc", ".pyo")
+_EXTENSIONS = (".so", ".pyd", ".node")
+#: Run-time configuration of the tools that start the tests, by file name: `.npmrc`'s
+#: `node-options=--require ./x` loads code into every `npm test`, an environment file sets
+#: `PYTEST_ADDOPTS`, `PYTHONPATH` or `NODE_OPTIONS` for the tools that read it, and a Babel
+#: or SWC file names plugins that transform every test file (any path, `.txt` included).
+#: Copies of an environment file kept to be filled in: no tool loads them.
+_TEMPLATES = (".example", ".sample", ".template")
+_TOOL_CONFIG = frozenset({".npmrc", ".yarnrc", ".yarnrc.yml", "bunfig.toml", ".env",
+                          ".pdbrc", ".noderc", ".babelrc", ".babelrc.json", "babel.config.json",
+                          ".swcrc"})
 #: Top-level names that would shadow the framework or the standard library from the
 #: repository root (`python -m pytest` puts it first on sys.path). `test` is the stdlib's
 #: own regression suite and an ordinary name for a project's tests directory.
 _SHADOWED = (FRAMEWORK_ROOTS | {"pytest"} | STDLIB) - {"test", "__future__"}
+#: The framework's own names shadow it from any depth (`py` is too plain a folder name).
+_FRAMEWORK_NAMES = (FRAMEWORK_ROOTS | {"pytest"}) - {"py"}
 
 
 class UnreadableFile(Exception):  # noqa: N818 - named for what it records
@@ -46,9 +71,16 @@ class _Budget:
     total: int = 0
 
 
+def doctest_text(path: str) -> bool:
+    """A text whose examples pytest may collect as doctests."""
+    name = posixpath.basename(path).casefold()  # fnmatch folds case where the disk does
+    return name.endswith(DOCTEST_SUFFIXES) or (name.startswith("test") and name.endswith(".txt"))
+
+
 def readable(path: str) -> bool:
-    """Whether the reading reads this file's content (Python, JavaScript, TypeScript)."""
-    return path.endswith(PYTHON_SUFFIXES + SCRIPT_SUFFIXES)
+    """Whether the reading reads this file's content (Python, JavaScript, TypeScript, and the
+    examples of a doctest text)."""
+    return path.endswith(PYTHON_SUFFIXES + SCRIPT_SUFFIXES) or doctest_text(path)
 
 
 def fetch_order(paths: Iterable[str]) -> list[str]:
@@ -88,12 +120,24 @@ def _read_one(path: str, fetch: Callable[[str], bytes],
                    f" {plural(MAX_FILE_BYTES, 'byte')} a file", 0
     if len(data) > room:
         return (), f"over the reading's limit of {plural(MAX_TOTAL_BYTES, 'byte')} in all", 0
+    encoding = "utf-8"
+    if path.endswith(PYTHON_SUFFIXES):
+        try:  # as Python reads it: a `# coding: utf-7` cookie turns a "comment" into code
+            encoding = tokenize.detect_encoding(io.BytesIO(data).readline)[0]
+        except SyntaxError as exc:  # bytes that are no text at all are said so below
+            if data.isascii() or _is_utf8(data):
+                return (), f"declares an encoding Python would refuse ({exc.msg})", len(data)
     try:
-        text = data.decode("utf-8")
+        text = data.decode(encoding)
     except UnicodeDecodeError as exc:
-        return (), f"not UTF-8 text (byte {exc.start})", len(data)
+        shown = "UTF-8" if encoding.startswith("utf-8") else encoding
+        return (), f"not {shown} text (byte {exc.start})", len(data)
+    except LookupError:
+        return (), f"declares the encoding {encoding!r}, which cannot be read", len(data)
     if path.endswith(SCRIPT_SUFFIXES):
         return read_javascript(path, text), None, len(data)
+    if not path.endswith(PYTHON_SUFFIXES):
+        return read_doctests(path, text), None, len(data)
     try:
         return read_python(path, text), None, len(data)
     except (SyntaxError, ValueError) as exc:
@@ -102,18 +146,60 @@ def _read_one(path: str, fetch: Callable[[str], bytes],
         return (), f"does not parse as Python{where}: {getattr(exc, 'msg', exc)}", len(data)
 
 
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 def path_findings(path: str) -> tuple[ReachFinding, ...]:
     """What a changed path reaches by its name alone."""
+    name = posixpath.basename(path)
     if path.endswith(".pth"):
         return (ReachFinding(path, 0, "site-packages",
                              "a .pth file: its import lines run at interpreter start-up"),)
+    if name.endswith(_COMPILED) or "__pycache__" in path.split("/"):
+        return (ReachFinding(path, 0, "obfuscation",
+                             "compiled bytecode: imported in place of (or without) a source"
+                             " the reading can read"),)
+    if name.endswith(_EXTENSIONS):
+        return (ReachFinding(path, 0, "native-code",
+                             "an extension module: imported before a source of the same name,"
+                             " and not readable"),)
+    if name in _TOOL_CONFIG or (name.startswith(".env.") and not name.endswith(_TEMPLATES)):
+        return (ReachFinding(path, 0, "test-machinery",
+                             f"{name}: run-time settings of the tools that start the tests"),)
+    lookalike = _chain_lookalike(path)
+    if lookalike is not None:
+        return (ReachFinding(path, 0, "test-machinery",
+                             f"named like the evidence-chain file {lookalike!r} but for case or"
+                             " Unicode form (a case-insensitive checkout reads it as that)"),)
     top, _, rest = path.partition("/")
     name = top.removesuffix(".py") if not rest else top
     shadows = (not rest and top.endswith(".py")) or rest == "__init__.py"
     if shadows and name in _SHADOWED:
         return (ReachFinding(path, 0, "shadow-module",
                              f"a top-level {name!r} that shadows the installed module"),)
+    parts = path.split("/")
+    module = parts[-2] if len(parts) > 1 and parts[-1] == "__init__.py" \
+        else parts[-1].removesuffix(".py") if parts[-1].endswith(".py") else ""
+    if module in _FRAMEWORK_NAMES:  # below the root: pytest's prepend mode puts its folder first
+        return (ReachFinding(path, 0, "shadow-module",
+                             f"a {module!r} below the root that shadows the test framework from"
+                             " a folder the run puts on sys.path"),)
     return ()
+
+
+def _chain_lookalike(path: str) -> str | None:
+    """The default evidence-chain glob a path matches once case and Unicode form are folded
+    (`tests/CONFTEST.py`, `Pytest.ini`), when the path itself matches none: on a macOS or
+    Windows runner the tools open it by the chain file's name."""
+    if any(fnmatchcase(path, glob) for glob in DEFAULT_CHAIN):
+        return None
+    folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFD", path)).casefold()
+    return next((glob for glob in DEFAULT_CHAIN if fnmatchcase(folded, glob.casefold())), None)
 
 
 def reading_note(reading: ChangeReading, trust: TrustPolicy) -> str:

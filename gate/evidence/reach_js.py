@@ -41,7 +41,26 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                         r"""["'`](?:node:)?vm["'`]|\b(?:globalThis|global)\s*\[|"""
                         r"""\bObject\s*\.\s*defineProperty\s*\(\s*(?:globalThis|global|"""
                         r"""process|console)\b|__proto__"""),
-        ("results-path", r"""junit|claim-gate|claim_gate|x-junit-report|test-results"""),
+        ("process-exit", r"""\bprocess\s*\[|[$\w]\s*=\s*(?:globalThis\s*\.\s*|global\s*\.\s*)?"""
+                         r"""process\s*(?:[;,)\n]|$)|\{[^{}]*\b(?:exit|reallyExit|abort|kill|on|"""
+                         r"""once|prependListener|binding|dlopen)\b[^{}]*\}\s*(?:=\s*(?:"""
+                         r"""globalThis\s*\.\s*|global\s*\.\s*)?process\b|=\s*require\s*\(\s*"""
+                         r"""["'`](?:node:)?process["'`]|from\s*["'`](?:node:)?process["'`])|"""
+                         r"""\bimport\s+(?!process\b)\w+\s+from\s*["'`](?:node:)?process["'`]|"""
+                         r"""\b(?:const|let|var)\s+(?!process\b)\w+\s*=\s*require\s*\(\s*"""
+                         r"""["'`](?:node:)?process["'`]|\bdetached\s*:\s*true\b"""),
+        ("obfuscation", r"""\.\s*constructor\s*\(\s*["'`]|\[\s*["'`]constructor["'`]\s*\]|"""
+                        r"""\b(?:require|import)\s*\(\s*(?!(?:"[^"\n]*"|'[^'\n]*'|`[^`$\n]*`)"""
+                        r"""\s*[),])"""),
+        ("import-system", r"\bconstructor\s*\.\s*_(?:load|resolveFilename|cache|extensions)\b"),
+        # a file that is not a script by name, loaded as one (Node runs `require("./x.txt")`)
+        ("obfuscation", r"""\b(?:require|import)\s*\(\s*["'`](?:\.{1,2}/|/)[^"'`\n]*\."""
+                        r"""(?!(?:[cm]?[jt]sx?|json|node|css|scss|svg|png)["'`])\w+["'`]"""),
+        ("builtins", r"\bReflect\s*\.\s*(?:set|defineProperty|deleteProperty)\s*\(\s*"
+                     r"(?:globalThis|global|process|console)\b|\bObject\s*\.\s*(?:assign|"
+                     r"defineProperties|setPrototypeOf)\s*\(\s*(?:globalThis|global|process)\b"),
+        ("results-path", r"""junit|claim-gate|claim_gate|x-junit-report|test-results|"""
+                         r"""(?:result|report|xunit|surefire)[\w.-]*\.xml\b"""),
         ("builtins", r"\b(?:globalThis|global)\s*\.\s*(?:expect|test|it|describe|process|"
                      r"require|Function|eval)\s*="),
     )

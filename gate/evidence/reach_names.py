@@ -10,6 +10,7 @@ test) names nothing here.
 
 from __future__ import annotations
 
+import re
 import sys
 from dataclasses import dataclass
 from enum import Enum
@@ -44,14 +45,17 @@ PROCESS = frozenset({
     "atexit", "os._exit", "os.kill", "os.killpg", "os.abort", "os.fork", "os.forkpty",
     "os.setsid", "os.daemon", "signal.signal", "signal.setitimer", "signal.alarm",
     "signal.pthread_kill", "signal.raise_signal", "signal.siginterrupt", "os.register_at_fork",
-    "multiprocessing.util.Finalize", "weakref.finalize",
+    "multiprocessing.util.Finalize", "weakref.finalize", "pty.fork",
+    # the private registrars of the same: run at shutdown, after the report is written
+    "threading._register_atexit", "multiprocessing.util._exit_function",
+    "concurrent.futures.thread._python_exit", "sys.remote_exec",
 })
 PROCESS_PREFIXES = ("os.exec", "os.spawn", "os.posix_spawn")
 NATIVE = frozenset({"ctypes", "_ctypes", "cffi"})
 OBFUSCATION = frozenset({
     "marshal", "types.CodeType", "types.FunctionType", "gc.get_referrers",
     "gc.get_referents", "gc.get_objects", "builtins.exec", "builtins.eval",
-    "code.InteractiveInterpreter", "runpy",
+    "code.InteractiveInterpreter", "runpy", "zipimport",
 })
 SITE = frozenset({
     "site.getsitepackages", "site.getusersitepackages", "site.addsitedir", "site.USER_SITE",
@@ -74,7 +78,8 @@ TELLING_ATTRIBUTES: dict[str, str] = {
     "path_importer_cache": "import-system", "TestReport": "test-machinery",
     "CollectReport": "test-machinery", "pluginmanager": "test-machinery",
     "_exit": "process-exit", "settrace": "interpreter-hook", "setprofile": "interpreter-hook",
-    "__subclasses__": "obfuscation",
+    "__subclasses__": "obfuscation", "xmlpath": "results-path",
+    "invocation_params": "results-path",
 }
 #: The names pytest's hooks start with: a function or attribute of one of these names is
 #: a hook implementation or a call through `config.hook` (`pytest_args` is not).
@@ -97,7 +102,25 @@ TELLING_STRINGS: tuple[tuple[str, str], ...] = (
     ("dist-packages", "site-packages"), ("junit", "results-path"),
     ("claim-gate", "results-path"), ("claim_gate", "results-path"),
     ("x-junit-report", "results-path"), ("claim-evidence", "results-path"),
+    ("xmlpath", "results-path"), ("<testsuite", "results-path"), ("<testcase", "results-path"),
+    ('failures="', "results-path"), ('errors="', "results-path"),
+    ("/proc/self/cmdline", "results-path"), ("/proc/self/mem", "native-code"),
+    ("pytestconfig", "test-machinery"),
+    # the CI job's own files: what is written there shapes the job's later steps (its
+    # environment, its PATH), and so what they upload
+    ("github_env", "results-path"), ("github_path", "results-path"),
+    ("github_output", "results-path"), ("bash_env", "results-path"),
 )
+#: A file name a test report is written under (`report.xml`, `test-results.xml`,
+#: `xunit.xml`): JUnit is XML, and the CI command names its path, which the agent can read.
+#: Judged where a file is written or a command run, never where one is only read.
+REPORT_NAME = re.compile(
+    r"(?:^|[/\\\s=])[\w.-]*(?:result|report|junit|xunit|surefire|pytest)[\w.-]*\.xml\b")
+#: Modules a star import of binds names that reach in (`from os import *; _exit(0)`): the
+#: names cannot be resolved, so the import itself is the finding.
+STAR_GUARDED = frozenset({"sys", "os", "signal", "builtins", "importlib", "gc", "atexit",
+                          "ctypes", "types", "threading", "site", "sysconfig", "marshal",
+                          "inspect", "posix", "nt", "_thread", "pty", "weakref", "operator"})
 STDLIB = frozenset(sys.stdlib_module_names)
 
 
@@ -154,6 +177,8 @@ def classify(dotted: str, access: Access) -> Reach | None:
 def _written(dotted: str, access: Access) -> Reach | None:
     if access is Access.READ or "." not in dotted:
         return None
+    if access is Access.FIXTURE and dotted.startswith(REPORT_WRITER_LIBRARIES):
+        return Reach("results-path", f"{dotted} (the JUnit writer's XML library)")
     if dotted.startswith("builtins."):
         return None if access is Access.FIXTURE else Reach("builtins", dotted)
     if access is Access.WRITE and dotted.split(".", 1)[0] in STDLIB \
@@ -172,6 +197,11 @@ def telling(text: str) -> Reach | None:
     if lowered.endswith(".pth"):
         return Reach("site-packages", repr(text))
     return None
+
+
+#: The library pytest's JUnit writer builds the report with while the tests run: patched
+#: even through a fixture (undone after the test), it writes that test's own report.
+REPORT_WRITER_LIBRARIES = ("xml.etree", "xml.dom", "xml.sax")
 
 
 def module_key_reaches(key: str, access: Access = Access.WRITE) -> Reach | None:

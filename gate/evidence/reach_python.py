@@ -13,6 +13,7 @@ system and the process are reached whichever way they are written.
 from __future__ import annotations
 
 import ast
+import doctest
 import re
 from collections.abc import Iterator
 
@@ -21,6 +22,8 @@ from gate.evidence.reach_fold import Bindings, bindings_of
 from gate.evidence.reach_names import (
     HOOK_PREFIXES,
     NAMESPACE_ATTRIBUTES,
+    REPORT_NAME,
+    STAR_GUARDED,
     STDLIB,
     TELLING_ATTRIBUTES,
     Access,
@@ -52,31 +55,123 @@ _PATH_BUILDERS = frozenset({"join", "joinpath", "resolve", "absolute", "with_nam
                             "with_suffix", "expanduser"})
 _FILE_FUNCTIONS = frozenset({"os.remove", "os.unlink", "os.rename", "os.replace", "os.open",
                              "os.truncate", "shutil.copy", "shutil.copy2", "shutil.copyfile",
-                             "shutil.move", "shutil.rmtree"})
+                             "shutil.move", "shutil.rmtree", "os.link", "os.symlink",
+                             "shutil.copytree", "os.renames"})
+_OPENERS = frozenset({"builtins.open", "io.open", "pathlib.Path.open", "codecs.open", "os.fdopen"})
+#: Calls that run a command: what the command names is judged like a write (`sed -i` on the
+#: report, `cp fake.xml report.xml`), and a child put in a session of its own outlives the run.
+_COMMANDS = frozenset({"subprocess.run", "subprocess.call", "subprocess.check_call",
+                       "subprocess.check_output", "subprocess.Popen", "subprocess.getoutput",
+                       "subprocess.getstatusoutput", "os.system", "os.popen",
+                       "asyncio.create_subprocess_exec", "asyncio.create_subprocess_shell"})
+#: Calls that find files by their kind: the report found at run time without naming it.
+_SEARCHES = frozenset({"glob", "iglob", "rglob", "endswith", "fnmatch", "fnmatchcase", "filter"})
+_DETACHED = re.compile(r"(?:^|[\s;&|(])(?:nohup|setsid|disown|daemonize)\b|&\s*$")
+#: Deserialisers that run code named by the bytes they are given.
+_PROC_FILE = re.compile(r"/proc/[^/]+/(?:mem|cmdline)\b")
+_UNPICKLERS = frozenset({"pickle.loads", "pickle.load", "_pickle.loads", "_pickle.load",
+                         "pickle.Unpickler", "dill.loads", "cloudpickle.loads"})
+#: The pytest objects a test or fixture is handed (`request`, `pytestconfig`) and the parts of
+#: them that are the run's own state: a write there (`request.session.testsfailed = 0`,
+#: `pytestconfig.option.xmlpath = p`, `pytestconfig.stash[k] = v`) changes the run itself.
+_RUN_OBJECTS = frozenset({"request", "pytestconfig"})
+_RUN_PARTS = frozenset({"config", "session", "_pyfuncitem", "option", "stash", "_store",
+                        "pluginmanager", "hook", "ihook", "_fixturemanager", "node"})
+#: Attributes that lead into another frame, where pytest's own objects are locals
+#: (`sys._getframe(3).f_locals["report"].outcome = "passed"`).
+_FRAME_PARTS = frozenset({"f_locals", "f_globals", "f_back", "tb_frame", "gi_frame",
+                          "cr_frame", "ag_frame", "f_builtins"})
 
 
 def read_python(path: str, text: str) -> tuple[ReachFinding, ...]:
     """Every reach in one file; SyntaxError when it does not parse (the caller records the
     file as unread: a file the gate cannot read is never a file with nothing in it)."""
-    tree = ast.parse(text, filename=path)
-    reader = _Reader(path, bindings_of(tree))
-    reader.bind_test_paths(tree)
-    for parent in ast.walk(tree):
+    return _read_tree(path, ast.parse(text, filename=path), None)
+
+
+_BINDERS = (ast.Assign, ast.AnnAssign, ast.NamedExpr, ast.For, ast.comprehension)
+#: Code read inside code (a doctest in a docstring, a decoded blob) is read this deep at most:
+#: text that decodes to itself again cannot keep the reading going.
+_MAX_NESTING = 4
+
+
+def _read_tree(path: str, tree: ast.Module, outer: Bindings | None,
+               depth: int = 0) -> tuple[ReachFinding, ...]:
+    names = bindings_of(tree)
+    if outer is not None:  # a doctest runs with its module's globals
+        for alias, dotted in outer.aliases.items():
+            names.aliases.setdefault(alias, dotted)
+        for name, value in outer.strings.items():
+            names.strings.setdefault(name, value)
+    reader = _Reader(path, names, depth)
+    binders: list[ast.AST] = []  # one pass for the parents and every binding statement
+    stack: list[ast.AST] = [tree]
+    while stack:
+        parent = stack.pop()
+        if isinstance(parent, _BINDERS):
+            binders.append(parent)
         for child in ast.iter_child_nodes(parent):
             reader.parents[child] = parent
+            stack.append(child)
+    reader.bind_test_paths(binders)
+    reader.bind_taken_modules(binders)
     reader.visit(tree)
     return tuple(reader.findings.values())
 
 
+def read_doctests(path: str, text: str, first_line: int = 1,
+                  outer: Bindings | None = None, depth: int = 0) -> tuple[ReachFinding, ...]:
+    """The `>>>` examples in a text (a `test*.txt` pytest collects by default, a `.rst` or
+    `.md` collected under `--doctest-glob`, a docstring under `--doctest-modules`), read as the
+    Python they are, each at its own line. An example that does not parse runs nothing but its
+    own failure, so it is passed over."""
+    try:
+        examples = doctest.DocTestParser().get_examples(text)
+    except ValueError:  # inconsistent indentation: doctest fails the whole text
+        return ()
+    lines: list[str] = []
+    for example in examples:
+        at = first_line - 1 + example.lineno
+        source = example.source.splitlines() or [""]
+        try:
+            ast.parse(example.source)
+        except (SyntaxError, ValueError):
+            continue
+        lines += [""] * max(0, at - len(lines))
+        lines[at:at + len(source)] = source
+    if not lines:
+        return ()
+    try:
+        tree = ast.parse("\n".join(lines) + "\n", filename=path)
+    except (SyntaxError, ValueError):  # two examples sharing a line: read each alone
+        found: list[ReachFinding] = []
+        for example in examples:
+            padded = "\n" * (first_line - 1 + example.lineno) + example.source
+            try:
+                found += _read_tree(path, ast.parse(padded, filename=path), outer, depth)
+            except (SyntaxError, ValueError):
+                continue
+        return tuple(found)
+    return _read_tree(path, tree, outer, depth)
+
+
 class _Reader(ast.NodeVisitor):
-    def __init__(self, path: str, bindings: Bindings) -> None:
+    def __init__(self, path: str, bindings: Bindings, depth: int = 0) -> None:
         self.path = path
+        self.depth = depth
         self.names = bindings
         self.findings: dict[tuple[int, str], ReachFinding] = {}
         self.params: list[frozenset[str]] = []
         self.parents: dict[ast.AST, ast.AST] = {}
         #: Names bound to a path naming a test module (`p = Path("test_x.py")`).
         self.test_paths: dict[str, str] = {}
+        #: Names bound to a module taken out of `sys.modules` by a computed name, or to a
+        #: frame's or function's namespace (`ns = frame.f_globals`): a write through them.
+        self.taken: set[str] = set()
+        self.namespaces: set[str] = set()
+        #: Names bound to an object of another frame, and to a part of the run's state.
+        self.framed: set[str] = set()
+        self.run_aliases: dict[str, str] = {}
 
     def add(self, node: ast.AST, reach: Reach | None) -> None:
         if reach is not None:
@@ -95,7 +190,11 @@ class _Reader(ast.NodeVisitor):
             return  # the project's own modules
         self.add(node, classify(node.module, Access.READ))
         for alias in node.names:
-            self.add(node, classify(f"{node.module}.{alias.name}", Access.READ))
+            if alias.name == "*" and node.module.split(".")[0] in STAR_GUARDED:
+                self.add(node, Reach("obfuscation", f"from {node.module} import * (its names"
+                                                    " are used unseen)"))
+            elif alias.name != "*":
+                self.add(node, classify(f"{node.module}.{alias.name}", Access.READ))
 
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         if node.name.startswith(HOOK_PREFIXES):
@@ -109,7 +208,11 @@ class _Reader(ast.NodeVisitor):
 
     def visit_Expr(self, node: ast.Expr) -> None:
         if not (isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)):
-            self.generic_visit(node)  # a bare string is a docstring: prose, not code
+            self.generic_visit(node)  # a bare string is a docstring: prose, not code...
+            return
+        if ">>>" in node.value.value:  # ...but its examples run under --doctest-modules
+            for found in self._doctests(node.value.value, node.lineno):
+                self.findings.setdefault((found.line, found.rule), found)
 
     # -- expressions -----------------------------------------------------------------------
 
@@ -130,7 +233,110 @@ class _Reader(ast.NodeVisitor):
         if dotted is not None:
             self.add(node, classify(dotted, access))
         self.add(node, self._attribute_name(node, access))
+        if access is Access.WRITE:
+            self.add(node, self._written_object(node.value))
         self.generic_visit(node)
+
+    def _written_object(self, target: ast.AST) -> Reach | None:
+        """A write to an object the scan cannot name by itself: a module taken out of
+        `sys.modules` by a computed name, an object of another frame, or one of the run's
+        own objects a fixture hands."""
+        if self._taken(target):
+            return Reach("import-system", "a module taken out of sys.modules by a computed"
+                                          " name, written")
+        if self._from_frame(target):
+            return Reach("obfuscation", "an object of another frame written")
+        run_part = self._run_object(target)
+        if run_part is not None:
+            return Reach("test-machinery", f"{run_part} written (the run's own state)")
+        return None
+
+    def _taken(self, node: ast.AST) -> bool:
+        if isinstance(node, ast.Name):
+            return node.id in self.taken
+        if isinstance(node, ast.Subscript):
+            key = node.slice
+            return self.names.resolve(node.value) == "sys.modules" \
+                and self.names.fold(key) is None \
+                and not (isinstance(key, ast.Name) and key.id == "__name__")
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr == "get" and node.args:
+            key = node.args[0]
+            return self.names.resolve(node.func.value) == "sys.modules" \
+                and self.names.fold(key) is None \
+                and not (isinstance(key, ast.Name) and key.id == "__name__")
+        return False
+
+    def _from_frame(self, node: ast.AST) -> bool:
+        while isinstance(node, ast.Attribute | ast.Subscript | ast.Call):
+            if isinstance(node, ast.Attribute) and node.attr in _FRAME_PARTS:
+                return True
+            node = node.func if isinstance(node, ast.Call) else node.value
+        return isinstance(node, ast.Name) and node.id in self.framed
+
+    def _run_object(self, node: ast.AST) -> str | None:
+        """`request.session`, `pytestconfig.option`, `request.node.config.stash`: the dotted
+        text when `node` is a part of the run's state reached from a fixture parameter, or
+        from a name bound to one (`s = request.session`)."""
+        parts: list[str] = []
+        while isinstance(node, ast.Attribute | ast.Subscript):
+            if isinstance(node, ast.Attribute):
+                parts.append(node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name):
+            return None
+        root = self.run_aliases.get(node.id)
+        if root is None and node.id in _RUN_OBJECTS \
+                and any(node.id in scope for scope in self.params):
+            root = node.id
+        if root is None:
+            return None
+        dotted = ".".join([root, *reversed(parts)])
+        if root.startswith("pytestconfig") or _RUN_PARTS & set(dotted.split(".")[1:]):
+            return dotted
+        return None
+
+    def bind_taken_modules(self, binders: list[ast.AST]) -> None:
+        """Names bound to a module taken out of `sys.modules` by a computed name
+        (`m = sys.modules[n]`, `for m in sys.modules.values()`), and names bound to a namespace
+        (`ns = frame.f_globals`, `g = vars(sys)`)."""
+        for node in binders:
+            if isinstance(node, ast.Assign | ast.AnnAssign | ast.NamedExpr) \
+                    and node.value is not None:
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:
+                    if isinstance(target, ast.Name):
+                        if self._taken(node.value):
+                            self.taken.add(target.id)
+                        if self._namespace(node.value):
+                            self.namespaces.add(target.id)
+                        if self._from_frame(node.value):
+                            self.framed.add(target.id)
+                        self._bind_run_alias(target.id, node.value)
+            elif isinstance(node, ast.For | ast.comprehension) and _over_modules(
+                    node.iter, self.names):
+                self.taken |= {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
+
+    def _bind_run_alias(self, name: str, value: ast.AST) -> None:
+        """`s = request.session`, `cfg = pytestconfig`: the name stands for that part."""
+        parts: list[str] = []
+        while isinstance(value, ast.Attribute):
+            parts.append(value.attr)
+            value = value.value
+        if isinstance(value, ast.Name) and (value.id in _RUN_OBJECTS
+                                            or value.id in self.run_aliases):
+            root = self.run_aliases.get(value.id, value.id)
+            self.run_aliases[name] = ".".join([root, *reversed(parts)])
+
+    def _namespace(self, node: ast.AST) -> bool:
+        if isinstance(node, ast.Attribute):
+            return node.attr in NAMESPACE_ATTRIBUTES or (
+                node.attr == "__dict__" and self.names.resolve(node.value) is not None)
+        if isinstance(node, ast.Call):
+            func = self.names.resolve(node.func)
+            return func == "builtins.vars" and bool(node.args) \
+                and self.names.resolve(node.args[0]) is not None
+        return isinstance(node, ast.Name) and node.id in self.namespaces
 
     def _attribute_name(self, node: ast.Attribute, access: Access) -> Reach | None:
         if node.attr in NAMESPACE_ATTRIBUTES and self._written_through(node):
@@ -168,12 +374,20 @@ class _Reader(ast.NodeVisitor):
         elif _is_globals(node.value) and not isinstance(node.ctx, ast.Load) \
                 and self.names.fold(node.slice) is None:
             self.add(node, Reach("obfuscation", "globals()[<computed name>] written"))
+        elif not isinstance(node.ctx, ast.Load):
+            if isinstance(node.value, ast.Name) and node.value.id in self.namespaces:
+                self.add(node, Reach("obfuscation", f"the namespace {node.value.id} written"))
+            else:
+                self.add(node, self._written_object(node.value))
         self.generic_visit(node)
 
     def visit_Constant(self, node: ast.Constant) -> None:
         text = self.names.fold(node)
         if text is not None:
             self.add(node, telling(text))
+        if isinstance(node.value, str) and ">>>" in node.value:  # `__test__`, `f.__doc__ = s`
+            for found in self._doctests(node.value, node.lineno):
+                self.findings.setdefault((found.line, found.rule), found)
 
     def visit_BinOp(self, node: ast.BinOp) -> None:
         self._folded(node)
@@ -185,8 +399,46 @@ class _Reader(ast.NodeVisitor):
 
     def _folded(self, node: ast.AST) -> None:
         text = self.names.fold(node)
-        if text is not None:
-            self.add(node, telling(text))
+        if text is None:
+            if isinstance(node, ast.JoinedStr | ast.BinOp) \
+                    and _PROC_FILE.search(skeleton := self._skeleton(node)):
+                self.add(node, Reach("native-code" if "mem" in skeleton else "results-path",
+                                     f"{skeleton!r} (the process's own memory or command)"))
+            return
+        self.add(node, telling(text))
+        if isinstance(node, ast.Call):
+            self._decoded_code(node, text)
+
+    def _doctests(self, text: str, line: int) -> tuple[ReachFinding, ...]:
+        if self.depth >= _MAX_NESTING:
+            return ()
+        return read_doctests(self.path, text, line, self.names, self.depth + 1)
+
+    def _skeleton(self, node: ast.AST) -> str:
+        """A string built at run time with `*` for what is computed (`f"/proc/{pid}/mem"`)."""
+        if isinstance(node, ast.JoinedStr):
+            return "".join(self._skeleton(v.value if isinstance(v, ast.FormattedValue) else v)
+                           for v in node.values)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            return self._skeleton(node.left) + self._skeleton(node.right)
+        text = self.names.fold(node)
+        return "*" if text is None else text
+
+    def _decoded_code(self, node: ast.Call, text: str) -> None:
+        """Code a call makes from a blob the change carries (base64, zlib, rot13, a reversed
+        string): read as the Python it is, each finding at the line of the decoding. A
+        single name or constant is not code here (the call's own rules judge a name)."""
+        if self.depth >= _MAX_NESTING:
+            return
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError, MemoryError, RecursionError):
+            return
+        if len(tree.body) == 1 and isinstance(tree.body[0], ast.Expr) \
+                and isinstance(tree.body[0].value, ast.Name | ast.Constant | ast.Attribute):
+            return
+        for found in _read_tree(self.path, tree, self.names, self.depth + 1):
+            self.add(node, Reach(found.rule, f"decoded code: {found.reached}"))
 
     def visit_Call(self, node: ast.Call) -> None:
         for reach in self._call(node):
@@ -196,10 +448,21 @@ class _Reader(ast.NodeVisitor):
 
     def _call(self, node: ast.Call) -> Iterator[Reach]:
         func = self.names.resolve(node.func)
+        dunder = _dunder_setter(node)
         if func in ("builtins.__import__", "importlib.import_module", "importlib.__import__"):
             yield from self._import_call(node, func)
         elif func in _ATTRIBUTE_BUILTINS:
-            yield from self._attribute_call(node, func)
+            yield from self._attribute_call(node.args, func)
+        elif dunder is not None:  # object.__setattr__(m, "x", v), m.__setattr__("x", v)
+            yield from self._attribute_call(*dunder)
+        elif isinstance(node.func, ast.Attribute) and node.func.attr in _MODULES_METHODS \
+                and isinstance(node.func.value, ast.Name) \
+                and node.func.value.id in self.namespaces:
+            yield Reach("obfuscation", f"the namespace {node.func.value.id} written")
+        elif func in _UNPICKLERS and any(isinstance(n, ast.Constant) and n.value
+                                         for a in node.args for n in ast.walk(a)):
+            yield Reach("obfuscation", f"{func} of bytes the change carries (it runs code"
+                                       " they name)")
         elif func == "builtins.vars" and node.args and self.names.resolve(node.args[0]):
             yield Reach("obfuscation", f"vars({self.names.resolve(node.args[0])})")
         elif isinstance(node.func, ast.Attribute) and _is_globals(node.func.value) \
@@ -213,6 +476,25 @@ class _Reader(ast.NodeVisitor):
         else:
             yield from self._handed_over(node)
         yield from self._file_write(node, func)
+        if func in _COMMANDS:
+            yield from self._command(node)
+        if isinstance(node.func, ast.Attribute) and node.func.attr in _SEARCHES and any(
+                (t := self.names.fold(a)) is not None and t.lower().endswith(".xml")
+                for a in node.args):
+            yield Reach("results-path", "a search for XML files at run time (the report is one)")
+
+    def _command(self, node: ast.Call) -> Iterator[Reach]:
+        """A command run from the change: one that names a test report handles it (`sed -i`,
+        `cp`), and one started in a session of its own outlives the run."""
+        texts = [t for part in ast.walk(node) if isinstance(part, ast.expr)
+                 and (t := self.names.fold(part)) is not None]
+        named = next((t for t in texts if REPORT_NAME.search(t.lower())), None)
+        if named is not None:
+            yield Reach("results-path", f"a command that names the report {named[:50]!r}")
+        if any(k.arg in ("start_new_session", "process_group") for k in node.keywords) \
+                or any(_DETACHED.search(t) for t in texts):
+            yield Reach("process-exit", "a child process detached from the run (it outlives"
+                                        " the session)")
 
     def _import_call(self, node: ast.Call, func: str) -> Iterator[Reach]:
         first = node.args[0] if node.args else None
@@ -229,13 +511,18 @@ class _Reader(ast.NodeVisitor):
             if found is not None:
                 yield found
 
-    def _attribute_call(self, node: ast.Call, func: str) -> Iterator[Reach]:
-        if len(node.args) < 2:
+    def _attribute_call(self, args: list[ast.expr], func: str) -> Iterator[Reach]:
+        if len(args) < 2:
             return
-        base, name = self.names.resolve(node.args[0]), self.names.fold(node.args[1])
+        base, name = self.names.resolve(args[0]), self.names.fold(args[1])
         access = Access.READ if func in ("builtins.getattr", "builtins.hasattr") \
-            or _root_name(node.args[0]) in self.names.shadowed else Access.WRITE
+            or _root_name(args[0]) in self.names.shadowed else Access.WRITE
         short = func.removeprefix("builtins.")
+        if access is Access.WRITE:
+            found = self._written_object(args[0])
+            yield from (found,) if found else ()
+            if name == "__code__":
+                yield Reach("obfuscation", f"a function's __code__ replaced by {short}")
         if name is None:
             guarded = base is not None and (base in _GUARDED_MODULES or (
                 access is Access.WRITE and base.split(".")[0] in STDLIB | {"pytest"}))
@@ -341,13 +628,25 @@ class _Reader(ast.NodeVisitor):
     def _file_write(self, node: ast.Call, func: str | None) -> Iterator[Reach]:
         writer = func in _FILE_FUNCTIONS or (
             isinstance(node.func, ast.Attribute) and node.func.attr in _FILE_WRITERS)
-        if func in ("builtins.open", "io.open", "pathlib.Path.open") or (
+        if func in _OPENERS or (
                 isinstance(node.func, ast.Attribute) and node.func.attr == "open"):
             writer = self._write_mode(node)
         if writer and _mentions_own_file(node):
             yield Reach("source-rewrite", "writes a file found from __file__")
         elif writer and (named := self._test_module_named(node)):
             yield Reach("source-rewrite", f"writes the test module {named!r}")
+        elif writer and (report := self._report_named(node)):
+            yield Reach("results-path", f"writes the report {report!r}")
+
+    def _report_named(self, node: ast.Call) -> str | None:
+        """A file name a test report is written under, in a write (`Path("out/report.xml")
+        .write_text`, `shutil.copy(fake, "results.xml")`, a name bound to such a path)."""
+        for part in ast.walk(node):
+            if isinstance(part, ast.expr):
+                text = self.names.fold(part)
+                if text is not None and REPORT_NAME.search(text.lower()):
+                    return text[:60]
+        return None
 
     def _test_module_named(self, node: ast.AST) -> str | None:
         """A test module or conftest named in a write (`Path("tests/test_x.py").write_text`,
@@ -362,10 +661,10 @@ class _Reader(ast.NodeVisitor):
                     return text
         return None
 
-    def bind_test_paths(self, tree: ast.AST) -> None:
+    def bind_test_paths(self, binders: list[ast.AST]) -> None:
         """Names bound anywhere to an expression that names a test module, through names
         bound the same way (flow-insensitive, like the bindings pass): `t = Path("test_x.py")`."""
-        assigned = [(target.id, node.value) for node in ast.walk(tree)
+        assigned = [(target.id, node.value) for node in binders
                     if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None
                     for target in (node.targets if isinstance(node, ast.Assign)
                                    else [node.target])
@@ -395,6 +694,31 @@ def _path_like(node: ast.AST) -> bool:
         return isinstance(func, ast.Name) or (
             isinstance(func, ast.Attribute) and func.attr in _PATH_BUILDERS)
     return isinstance(node, ast.Constant | ast.JoinedStr | ast.BinOp | ast.Name)
+
+
+def _dunder_setter(node: ast.Call) -> tuple[list[ast.expr], str] | None:
+    """`object.__setattr__(target, name, value)` (through the class: the target comes first)
+    or `target.__setattr__(name, value)`, as the arguments of the builtin it stands for."""
+    if not isinstance(node.func, ast.Attribute) \
+            or node.func.attr not in ("__setattr__", "__delattr__"):
+        return None
+    builtin = "builtins." + node.func.attr.strip("_")
+    unbound = 3 if node.func.attr == "__setattr__" else 2
+    if len(node.args) >= unbound:
+        return list(node.args), builtin
+    return [node.func.value, *node.args], builtin
+
+
+def _over_modules(node: ast.AST, names: Bindings) -> bool:
+    """An iteration over the modules in `sys.modules` (`.values()`, `.items()`, a copy)."""
+    while isinstance(node, ast.Call):
+        if isinstance(node.func, ast.Attribute) and node.func.attr in ("values", "items", "copy"):
+            node = node.func.value
+        elif node.args:
+            node = node.args[0]  # list(...), sorted(...), tuple(...)
+        else:
+            return False
+    return names.resolve(node) == "sys.modules"
 
 
 def _prefix(node: ast.AST) -> str:
