@@ -38,7 +38,6 @@ from gate.evidence.test_sources import SourceWatch, end_facts
 from gate.evidence.watch_namespaces import (
     DEEP_ROTATION,
     ROTATION,
-    TAG_VALUE,
     ImportListWatch,
     NamespaceWatch,
     describe_object,
@@ -157,8 +156,7 @@ class Watch:
         self._lists: list[Any] | None = None
         self._copies: list[Any] = []
         self._impl_slices: tuple[tuple[list[tuple[int, int]], list[Any], list[object]], ...] = ()
-        self._views: list[Any] = []
-        self._tags: list[int] | None = None
+        self._tags: bool | None = None
         self._import_lengths = (0, 0)
 
     def register(self, pluginmanager: Any) -> None:
@@ -186,28 +184,27 @@ class Watch:
 
     def _take_tags(self, pluginmanager: Any) -> None:
         """The version tags of the plugin manager's own dicts (its attributes, its plugins by
-        name, its hook relay), where the interpreter keeps them: a registration, a hook
-        caller rebound or `hook`/`_inner_hookexec` replaced on the instance writes one."""
-        versions = self._namespaces.versions
+        name, its hook relay), read with the namespaces' where the interpreter keeps them: a
+        registration, a hook caller rebound or `hook`/`_inner_hookexec` replaced on the
+        instance writes one."""
         dicts = [getattr(pluginmanager, "__dict__", None),
                  getattr(pluginmanager, "_name2plugin", None),
                  getattr(pluginmanager.hook, "__dict__", None)]
-        if versions is None or not all(type(d) is dict for d in dicts):
+        if self._namespaces.versions is None or not all(type(d) is dict for d in dicts):
             self._tags = None  # no tags here: every test takes the whole compare
+            self._namespaces.tag_also([])
             return
-        self._views = list(map(versions, dicts))  # type: ignore[arg-type]
-        self._tags = list(map(TAG_VALUE, self._views))
+        self._namespaces.tag_also(dicts)  # type: ignore[arg-type]
+        self._tags = True
         self._import_lengths = (len(sys.meta_path), len(sys.path_hooks))
 
     def _quiet(self, pluginmanager: Any) -> bool:
-        """Nothing moved, as cheaply as a test's boundary allows (after a test what is read
-        is cold in the CPU's caches): no tag of the manager's dicts moved and the import
-        lists kept their lengths; one part in turn of what no dict write shows (an eighth of
-        the hook callers' lists and implementations, the import lists' entries) still the
-        very objects. A change of that kind is seen if it stays DEEP_ROTATION tests, and
-        always at the end, when everything is compared."""
-        if list(map(TAG_VALUE, self._views)) != self._tags or (
-                len(sys.meta_path), len(sys.path_hooks)) != self._import_lengths:
+        """After the namespaces' and the manager's tags (read together): the import lists
+        kept their lengths, and one part in turn of what no dict write shows (a
+        DEEP_ROTATION-th of the hook callers' lists and implementations, the import lists'
+        entries) is still the very objects. A change of that kind is seen if it stays
+        DEEP_ROTATION tests, and always at the end, when everything is compared."""
+        if (len(sys.meta_path), len(sys.path_hooks)) != self._import_lengths:
             return False
         if self._turn == 0 and not self._imports.same():
             return False

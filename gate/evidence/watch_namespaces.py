@@ -262,8 +262,9 @@ class NamespaceWatch:
     untagged: tuple[Snapshot, ...] = ()
     spot: int = 0
     slices: tuple[tuple[tuple[FunctionType, ...], tuple[object, ...]], ...] = ()
-    #: The tags' spot check: SPOT_NAMES (namespace, name, object) triples a test, in turn.
-    spots: tuple[tuple[tuple[Mapping[str, object], str, object], ...], ...] = ()
+    #: The tags' spot check: SPOT_NAMES names a test, in turn, as (dicts, names, objects).
+    spots: tuple[tuple[tuple[Any, ...], ...], ...] = ()
+    extra: list[dict[str, Any]] = field(default_factory=list)
 
     @classmethod
     def take(cls, names: tuple[str, ...], by_version: bool = True) -> NamespaceWatch:
@@ -292,15 +293,22 @@ class NamespaceWatch:
                              tuple(self.codes[turn::DEEP_ROTATION]))
                             for turn in range(DEEP_ROTATION))
         named = [(s.namespace, key, value) for s in self.snapshots.values()
-                 for key, value in s.items]
-        self.spots = tuple(tuple(named[start:start + SPOT_NAMES])
-                           for start in range(0, len(named), SPOT_NAMES))
+                 if type(s.namespace) is dict for key, value in s.items]
+        self.spots = tuple(
+            tuple(zip(*named[start:start + SPOT_NAMES], strict=True))
+            for start in range(0, len(named), SPOT_NAMES))
         self.baseline = self.current()
+        self.tag_also(self.extra)
+
+    def tag_also(self, dicts: list[dict[str, Any]]) -> None:
+        """Compare these dicts' tags too, per test (the plugin manager's own: the watch
+        reads them in the same pass); without version tags, nothing."""
+        self.extra = dicts
         if self.versions is not None:
             tagged = [s.namespace for s in self.snapshots.values() if type(s.namespace) is dict]
             self.untagged = tuple(
                 s for s in self.snapshots.values() if type(s.namespace) is not dict)
-            self.views = [*map(self.versions, tagged), self.versions(sys.modules)]
+            self.views = [*map(self.versions, [*tagged, *dicts]), self.versions(sys.modules)]
             self.tags = list(map(TAG_VALUE, self.views))
 
     def current(self) -> list[object]:
@@ -339,8 +347,8 @@ class NamespaceWatch:
             self.tags = tags  # only `sys.modules` was written (an import): nothing watched
         if self.spots:
             self.spot = (self.spot + 1) % len(self.spots)
-            if not all(namespace.get(key) is value
-                       for namespace, key, value in self.spots[self.spot]):
+            namespaces, keys, values = self.spots[self.spot]
+            if not all(map(is_, map(dict.get, namespaces, keys), values)):
                 return False
         if self.untagged and not all(s.same() for s in self.untagged):
             return False
