@@ -71,10 +71,11 @@ def test_the_tags_see_at_the_next_test_what_the_full_compare_sees(module: Any, n
     assert seen[True] == seen[False]
 
 
-def test_control_an_unchanged_namespace_and_an_import_are_never_diffed(module: Any) -> None:
+def test_control_an_unchanged_namespace_and_an_import_are_never_diffed(
+        module: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     watch = watch_of(module, True)
     diffed: list[str] = []
-    watch.record_changes = diffed.append  # type: ignore[method-assign]
+    monkeypatch.setattr(watch, "record_changes", diffed.append)
     sys.modules["claim_gate_tagged_other"] = types.ModuleType("claim_gate_tagged_other")
     try:
         for _ in range(2 * DEEP_ROTATION):
