@@ -15,8 +15,14 @@ import pytest
 from _pytest.config import get_config
 
 import gate
+from gate.claim.watched_internals import WATCHED_NAMESPACES
 from gate.evidence.pytest_watch import Origins, Watch
-from gate.evidence.watch_namespaces import DEEP_ROTATION, NamespaceWatch, dict_versions
+from gate.evidence.watch_namespaces import (
+    DEEP_ROTATION,
+    ROTATION,
+    NamespaceWatch,
+    dict_versions,
+)
 
 pytestmark = pytest.mark.skipif(dict_versions() is None,
                                 reason="this interpreter keeps no dict version tags")
@@ -122,11 +128,14 @@ def _green(report: Any) -> None:
     del report
 
 
-def _watch() -> tuple[Watch, Any]:
+def _watch(by_version: bool = True) -> tuple[Watch, Any]:
     manager = get_config().pluginmanager
     origins = Origins(Path.cwd(), Path(gate.__file__).parent, [], [])
     watch = Watch(origins)
+    if not by_version:  # as on an interpreter without tags: the whole compare every test
+        watch._namespaces = NamespaceWatch.take(WATCHED_NAMESPACES, by_version=False)
     watch.observe(manager, "load")
+    assert (watch._tags is not None) is by_version
     return watch, manager
 
 
@@ -134,8 +143,9 @@ def _seen(watch: Watch, function: object) -> bool:
     return any(key[2] == id(function) for key in watch._hooks)
 
 
-def test_a_plugin_registered_mid_run_is_seen_at_the_next_test() -> None:
-    watch, manager = _watch()
+@pytest.mark.parametrize("by_version", [True, False])
+def test_a_plugin_registered_mid_run_is_seen_at_the_next_test(by_version: bool) -> None:
+    watch, manager = _watch(by_version)
     for _ in range(3):
         watch.observe(manager, "run")
     plugin = types.SimpleNamespace(pytest_runtest_logreport=_green)
@@ -144,10 +154,12 @@ def test_a_plugin_registered_mid_run_is_seen_at_the_next_test() -> None:
     assert _seen(watch, _green)
 
 
+@pytest.mark.parametrize("by_version", [True, False])
 def test_a_hook_put_into_a_callers_list_in_place_is_seen_in_its_rotation_and_at_the_end(
-) -> None:
-    for rounds, when in ((DEEP_ROTATION, "run"), (0, "end")):
-        watch, manager = _watch()
+        by_version: bool) -> None:
+    rotation = DEEP_ROTATION if by_version else ROTATION
+    for rounds, when in ((rotation, "run"), (0, "end")):
+        watch, manager = _watch(by_version)
 
         def rewrite(report: Any) -> None:
             del report
