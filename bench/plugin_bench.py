@@ -22,7 +22,10 @@ repository and committed; e.g. an sdist's source tree, with its test dependencie
 in this environment). The in-process figure then also times the watch itself: a `Watch`
 built over pytest's own plugin manager and compared after each of the session's tests.
 The plugin's once-per-session work is timed apart too, phase by phase, in fresh processes
-over the same tree (`bench.plugin_phases`), each as a share of the session's CPU.
+over the same tree (`bench.plugin_phases`), each as a share of the session's CPU. The hot
+loop understates what a session pays per test (the test evicts what the compare reads from
+the CPU's caches), so the per-test hooks are also timed inside the suite's own sessions
+(`bench.plugin_session_cost`): that figure, with the fixed phases, is the plugin's cost.
 
 The sessions keep their bytecode in a temporary cache (`PYTHONPYCACHEPREFIX`, whatever
 `PYTHONDONTWRITEBYTECODE` says), as an installed claim-gate has its `.pyc` files: without
@@ -168,6 +171,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--phase-repeat", type=int, default=3,
                         help="fresh processes per phase timing (the minimum is shown)")
     args = parser.parse_args(argv)
+    from bench import plugin_session_cost
     from bench.plugin_phases import measure, report
 
     with tempfile.TemporaryDirectory(prefix="claim-gate-plugin-bench-") as tmp, \
@@ -192,6 +196,8 @@ def main(argv: list[str] | None = None) -> int:
         work = min(own_work(root, tests) for _ in range(5))
         watching = min(watch_work(root, tests) for _ in range(3))
         phases = measure(root, args.paths, args.phase_repeat, Path(bytecode))
+        in_session = plugin_session_cost.measure(root, args.paths, args.phase_repeat,
+                                                 Path(bytecode)) if args.suite else None
     assert args.suite or tests == args.tests, record["observed_value"]
     assert record["x-tree-clean"] is True, record.get("x-dirty-paths")
     findings = record["x-producer-inventory"]["findings"]
@@ -215,8 +221,17 @@ def main(argv: list[str] | None = None) -> int:
     share = work / min(wall["without"])
     print(f"plugin's own work in process: {work * 1000:.1f} ms = {share:.1%} of the fastest"
           " session without it")
-    print(f"the watch in process ({tests} compares): {watching * 1000:.1f} ms ="
+    print(f"the watch in a hot loop ({tests} compares): {watching * 1000:.1f} ms ="
           f" {watching / min(cpu['without']):.1%} of the fastest session's CPU without it")
+    if in_session is not None:
+        best, calls, session_cpu = in_session
+        print("the per-test hooks inside the suite's own sessions (CPU, min of"
+              f" {args.phase_repeat}; share of the fastest session without the plugin beside"
+              " them):")
+        print("\n".join(plugin_session_cost.report(best, calls, session_cpu)))
+        parts = sum(best.values()) / session_cpu + sum(phases.values()) / min(cpu["without"])
+        print(f"the plugin's parts, per-test hooks in session + fixed phases: {parts:.2%}"
+              f" (target <= {TARGET_RATIO - 1:.0%})")
     print("the plugin's once-per-session work, per phase (CPU, git included, min of"
           f" {args.phase_repeat} fresh processes; share of the fastest session's CPU without it):")
     print("\n".join(report(phases, min(cpu["without"]))))

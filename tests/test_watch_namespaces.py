@@ -14,7 +14,12 @@ import pytest
 from gate.claim.watched_internals import WATCHED_NAMESPACES, missing_names
 from gate.evidence.content_origin import INSTALLED, MODIFIED, UNLISTED, RecordIndex, record_hash
 from gate.evidence.producer_inventory import judge
-from gate.evidence.watch_namespaces import ROTATION, ImportListWatch, NamespaceWatch
+from gate.evidence.watch_namespaces import (
+    DEEP_ROTATION,
+    ROTATION,
+    ImportListWatch,
+    NamespaceWatch,
+)
 from tests.inventory_support import clean_inventory
 
 
@@ -74,7 +79,7 @@ def test_a_change_is_recorded_by_name_and_kind(module: Any, patch: Any, expected
 def test_a_code_object_swapped_in_place_is_seen_within_a_rotation(module: Any) -> None:
     watch = watch_of(module)
     module.helper.__code__ = (lambda x: "passed").__code__
-    for _ in range(ROTATION):
+    for _ in range(DEEP_ROTATION):  # no dict write: the tags do not show it
         watch.observe("run")
     assert ("helper", "code replaced") in changed(watch)["claim_gate_watched_sample"]
 

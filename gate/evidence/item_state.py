@@ -24,6 +24,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass
+from operator import attrgetter, is_
 from typing import Any
 
 import pytest
@@ -31,6 +32,7 @@ import pytest
 #: The item's attributes through which pytest finds the code it runs and the hooks it calls
 #: (`item.ihook` is `item.session.gethookproxy(item.path)`).
 WATCHED_ATTRIBUTES = ("session", "config", "parent", "path")
+_ATTRIBUTES = attrgetter(*WATCHED_ATTRIBUTES)
 
 #: At most this many item changes and report problems are kept (the inventory caps lists).
 MAX_KEPT = 100
@@ -90,6 +92,23 @@ class ItemState:
         attributes = tuple(getattr(item, name, None) for name in WATCHED_ATTRIBUTES)
         return ItemState(type(item), attributes, function, getattr(function, "__code__", None),
                          _runs_through_pyfunc_call(type(item)))
+
+    def same(self, item: Any) -> bool:
+        """Is every watched part of the item still the very object it was (the common case,
+        after each phase of every test: one C-level read of the attributes, `is` only)?"""
+        try:
+            attributes = _ATTRIBUTES(item)
+        except AttributeError:
+            return False
+        if type(item) is not self.cls or not all(map(is_, attributes, self.attributes)):
+            return False
+        function = self.function
+        if function is None:
+            return True
+        current = vars(item).get("_obj")
+        current = getattr(current, "__func__", current)
+        return (current is None or current is function) and getattr(
+            function, "__code__", None) is self.code
 
     def changes(self, item: Any) -> list[tuple[str, object]]:
         """(what, its new value) for each watched part of the item no longer as collected."""
@@ -196,7 +215,7 @@ class ItemWatch:
 
     def _compare(self, node: str, item: Any, when: str) -> None:
         entry = self._states.get(node)
-        if entry is None or entry[0] is not item:
+        if entry is None or entry[0] is not item or entry[1].same(item):
             return
         for what, value in entry[1].changes(item):
             key = (node, what)

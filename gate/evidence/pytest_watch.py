@@ -19,7 +19,7 @@ import inspect
 import sys
 from collections.abc import Iterable, Mapping
 from itertools import chain
-from operator import attrgetter
+from operator import attrgetter, is_
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +37,7 @@ from gate.evidence.producer_inventory import (
 )
 from gate.evidence.test_sources import SourceWatch, end_facts
 from gate.evidence.watch_namespaces import (
+    DEEP_ROTATION,
     ROTATION,
     ImportListWatch,
     NamespaceWatch,
@@ -153,6 +154,12 @@ class Watch:
         self._hook_functions: list[object] = []
         self._turn = 0
         self._manager: tuple[object, ...] = ()
+        self._callers: list[object] = []
+        self._lists: list[Any] | None = None
+        self._copies: list[Any] = []
+        self._impl_slices: tuple[tuple[list[tuple[int, int]], list[Any], list[object]], ...] = ()
+        self._tags: bool | None = None
+        self._import_lengths = (0, 0)
 
     def register(self, pluginmanager: Any) -> None:
         """Register the watch's own pytest plugins: the item check, and under xdist the
@@ -163,18 +170,111 @@ class Watch:
 
     def observe(self, pluginmanager: Any, when: str) -> None:
         """Compare everything watched with its snapshot now (`when`: load, run or end)."""
-        objects, impls = _hook_objects(pluginmanager)
-        turn = self._turn = (self._turn + 1) % ROTATION
-        functions = list(map(_FUNCTION, impls[turn::ROTATION] if when == "run" else impls))
-        if not same_objects(objects, self._hook_objects, turn if when == "run" else None) or (
-            not same_objects(functions, self._hook_functions[turn::ROTATION]
-                             if when == "run" else self._hook_functions, None)
-        ):
-            self._scan_hooks(pluginmanager, when)
-            self._hook_objects, self._hook_functions = objects, list(map(_FUNCTION, impls))
-        self._namespaces.observe(when)
+        if when == "run" and self._tags is not None:
+            self._turn = (self._turn + 1) % DEEP_ROTATION
+            namespaces = self._namespaces.unchanged(full=False)
+            if namespaces and self._quiet(pluginmanager):
+                return
+        else:
+            namespaces = self._namespaces.unchanged(full=when != "run")
+        self._observe_hooks(pluginmanager, when)
+        if not namespaces:
+            self._namespaces.record_changes(when)
         self._imports.observe(when)
         self._observe_manager(pluginmanager, when)
+        self._take_tags(pluginmanager)
+
+    def _take_tags(self, pluginmanager: Any) -> None:
+        """The version tags of the plugin manager's own dicts (its attributes, its plugins by
+        name, its hook relay), read with the namespaces' where the interpreter keeps them: a
+        registration, a hook caller rebound or `hook`/`_inner_hookexec` replaced on the
+        instance writes one."""
+        dicts = [getattr(pluginmanager, "__dict__", None),
+                 getattr(pluginmanager, "_name2plugin", None),
+                 getattr(pluginmanager.hook, "__dict__", None)]
+        if self._namespaces.versions is None or not all(type(d) is dict for d in dicts):
+            self._tags = None  # no tags here: every test takes the whole compare
+            self._namespaces.tag_also([])
+            return
+        self._namespaces.tag_also(dicts)  # type: ignore[arg-type]
+        self._tags = True
+        self._import_lengths = (len(sys.meta_path), len(sys.path_hooks))
+
+    def _quiet(self, pluginmanager: Any) -> bool:
+        """After the namespaces' and the manager's tags (read together): the import lists
+        kept their lengths, and one part in turn of what no dict write shows (a
+        DEEP_ROTATION-th of the hook callers' lists and implementations, the import lists'
+        entries) is still the very objects. A change of that kind is seen if it stays
+        DEEP_ROTATION tests, and always at the end, when everything is compared."""
+        if (len(sys.meta_path), len(sys.path_hooks)) != self._import_lengths:
+            return False
+        if self._turn == 0 and not self._imports.same():
+            return False
+        return self._hooks_same(pluginmanager, self._turn)
+
+    def _observe_hooks(self, pluginmanager: Any, when: str) -> None:
+        if when == "run" and self._hooks_same(pluginmanager, None):
+            return
+        objects, impls = _hook_objects(pluginmanager)
+        functions = list(map(_FUNCTION, impls))
+        if not same_objects(objects, self._hook_objects, None) or not same_objects(
+                functions, self._hook_functions, None):
+            self._scan_hooks(pluginmanager, when)
+        self._remember_hooks(pluginmanager, objects, impls, functions)
+
+    def _remember_hooks(self, pluginmanager: Any, objects: list[object], impls: list[Any],
+                        functions: list[object]) -> None:
+        relay = vars(pluginmanager.hook)
+        callers = list(map(relay.get, WATCHED_HOOKS))
+        lists = [getattr(caller, "_hookimpls", None) for caller in callers]
+        self._hook_objects, self._hook_functions = objects, functions
+        self._callers = callers
+        self._lists = lists if all(type(x) is list for x in lists if x is not None) else None
+        self._copies = [None if x is None else list(x) for x in lists]
+        places = [(i, j) for i, listed in enumerate(self._copies) for j in range(len(listed or ()))]
+        self._impl_slices = tuple(
+            (places[turn::DEEP_ROTATION],
+             [self._copies[i][j] for i, j in places[turn::DEEP_ROTATION]],
+             [self._copies[i][j].function for i, j in places[turn::DEEP_ROTATION]])
+            for turn in range(DEEP_ROTATION))
+
+    def _hooks_same(self, pluginmanager: Any, turn: int | None) -> bool:
+        """The hook compare, touching as little as it can: the same hook callers (`turn`
+        None: read from the relay; else the relay's tag stood for them), holding the very
+        lists of implementations they held with the same entries (a list compare by
+        pointer, no entry read), and part of the implementations and the functions they call
+        compared by `is` (an entry that answers `==` as it likes meets `is`): without `turn`,
+        every caller's list and an eighth of the entries; with it (the tags' path), a
+        DEEP_ROTATION-th of both."""
+        if self._lists is None:
+            return False
+        if turn is None:
+            relay = vars(pluginmanager.hook)
+            callers = list(map(relay.get, WATCHED_HOOKS))
+            if not all(map(is_, callers, self._callers)):
+                return False
+            self._turn = (self._turn + 1) % DEEP_ROTATION
+            listed, lists = [getattr(c, "_hookimpls", None) for c in callers], self._lists
+            copies = self._copies  # every caller's list, and an eighth of the entries
+            turns = range(self._turn % ROTATION, DEEP_ROTATION, ROTATION)
+        else:
+            step = DEEP_ROTATION
+            listed = [getattr(c, "_hookimpls", None) for c in self._callers[turn::step]]
+            lists, copies = self._lists[turn::step], self._copies[turn::step]
+            turns = range(turn, turn + 1)
+        if not all(map(is_, listed, lists)) or listed != copies:
+            return False
+        return all(self._entries_same(self._impl_slices[t]) for t in turns)
+
+    def _entries_same(self, part: tuple[list[tuple[int, int]], list[Any], list[object]]) -> bool:
+        places, impls, functions = part
+        lists = self._lists or []
+        try:
+            now = [lists[i][j] for i, j in places]
+        except IndexError:  # a list shortened in place
+            return False
+        return all(map(is_, now, impls)) and all(
+            map(is_, [getattr(impl, "function", None) for impl in now], functions))
 
     def _observe_manager(self, pluginmanager: Any, when: str) -> None:
         """The session's plugin manager calls every hook through two of its own attributes;

@@ -6,6 +6,13 @@ the functions it holds, taken at load. The snapshot keeps the original objects a
 id seen at load can never be reused by a replacement. Only when a compare fails is the
 namespace diffed name by name (what was replaced, added or removed) and the baseline taken
 again, so a patch that stays in place costs the diff once.
+
+Inside a real session the values are cold in the CPU's caches after each test, so even a
+pointer-only pass over ~1,300 of them costs ~190 us a test (three times what a hot loop
+says). Where CPython keeps a per-dict version tag that moves on every write (PEP 509; probed
+at load, `dict_versions`), the per-test compare reads one tag per namespace instead and diffs
+only when one moved; one namespace a test (rotating) and every one at the end are still
+compared object by object, which also catches a write made behind the tag's back.
 """
 
 from __future__ import annotations
@@ -15,7 +22,7 @@ import gc
 import importlib
 import inspect
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from itertools import chain
 from operator import attrgetter, is_
@@ -25,9 +32,52 @@ from typing import Any
 from gate.claim.watched_internals import split_name
 
 _CODE = attrgetter("__code__")
+TAG_VALUE = attrgetter("value")  # a version tag's view
 
 #: Per test, `is` checks one element in ROTATION (after `==` checked them all).
 ROTATION = 8
+
+#: Where version tags show every dict write, what no dict write shows (a function's
+#: `__code__` swapped, an entry written behind the tag's back) is compared a DEEP_ROTATION-th
+#: at a time: each read costs a cache miss inside a session.
+DEEP_ROTATION = 32
+
+#: Names (with their objects) compared by `is` per test in the tags' spot check.
+SPOT_NAMES = 8
+
+
+def dict_versions() -> Callable[[dict[str, Any]], Any] | None:
+    """A maker of live views of a dict's version tag (`view(d).value`), or None where this
+    interpreter has none that moves on every write. CPython 3.11-3.13 keep `ma_version_tag`
+    right after `ma_used` in every dict; the layout and the behaviour are checked on a probe
+    dict here (a build with other fields, or a version that stops bumping, gets None and the
+    object-by-object compare)."""
+    if sys.implementation.name != "cpython" or hasattr(sys, "getobjects"):
+        return None  # another interpreter, or a trace-refs build (two more header fields)
+    try:
+        import ctypes
+    except ImportError:  # pragma: no cover - a CPython built without it
+        return None
+
+    word = ctypes.sizeof(ctypes.c_ssize_t)
+    if word != ctypes.sizeof(ctypes.c_uint64):
+        return None
+
+    def view(namespace: dict[str, Any]) -> Any:
+        return ctypes.c_uint64.from_address(id(namespace) + 3 * word)
+
+    probe: dict[str, Any] = {"a": object()}
+    used, tag = ctypes.c_ssize_t.from_address(id(probe) + 2 * word), view(probe)
+    seen = [tag.value]
+    probe["a"] = object()  # replaced
+    seen.append(tag.value)
+    probe["b"] = 1  # added
+    seen.append(tag.value)
+    del probe["a"]  # removed
+    seen.append(tag.value)
+    probe.update(c=2)
+    seen.append(tag.value)
+    return view if used.value == len(probe) and len(set(seen)) == len(seen) else None
 
 
 def _functions(value: object) -> list[FunctionType]:
@@ -204,10 +254,23 @@ class NamespaceWatch:
     codes: list[object] = field(default_factory=list)
     turn: int = 0
     functions: tuple[FunctionType, ...] = ()
+    #: The version tags' views (the namespaces' dicts, then `sys.modules`); None: no tags.
+    versions: Callable[[dict[str, Any]], Any] | None = None
+    views: list[Any] = field(default_factory=list)
+    tags: list[int] = field(default_factory=list)
+    #: Snapshots the tags cannot stand for (a class whose dict was not found behind its proxy).
+    untagged: tuple[Snapshot, ...] = ()
+    spot: int = 0
+    slices: tuple[tuple[tuple[FunctionType, ...], tuple[object, ...]], ...] = ()
+    #: The tags' spot check: SPOT_NAMES names a test, in turn, as (dicts, names, objects).
+    spots: tuple[tuple[tuple[Any, ...], ...], ...] = ()
+    extra: list[dict[str, Any]] = field(default_factory=list)
 
     @classmethod
-    def take(cls, names: tuple[str, ...]) -> NamespaceWatch:
-        watch = cls()
+    def take(cls, names: tuple[str, ...], by_version: bool = True) -> NamespaceWatch:
+        """Snapshots of `names`; `by_version` False: the object-by-object compare per test
+        even where the interpreter keeps dict version tags."""
+        watch = cls(versions=dict_versions() if by_version else None)
         for name in names:
             try:
                 owner = owner_of(name)
@@ -226,7 +289,27 @@ class NamespaceWatch:
         every = chain.from_iterable([s.functions for s in self.snapshots.values()])
         self.functions = tuple({id(f): f for f in every}.values())
         self.codes = list(map(_CODE, self.functions))
+        self.slices = tuple((self.functions[turn::DEEP_ROTATION],
+                             tuple(self.codes[turn::DEEP_ROTATION]))
+                            for turn in range(DEEP_ROTATION))
+        named = [(s.namespace, key, value) for s in self.snapshots.values()
+                 if type(s.namespace) is dict for key, value in s.items]
+        self.spots = tuple(
+            tuple(zip(*named[start:start + SPOT_NAMES], strict=True))
+            for start in range(0, len(named), SPOT_NAMES))
         self.baseline = self.current()
+        self.tag_also(self.extra)
+
+    def tag_also(self, dicts: list[dict[str, Any]]) -> None:
+        """Compare these dicts' tags too, per test (the plugin manager's own: the watch
+        reads them in the same pass); without version tags, nothing."""
+        self.extra = dicts
+        if self.versions is not None:
+            tagged = [s.namespace for s in self.snapshots.values() if type(s.namespace) is dict]
+            self.untagged = tuple(
+                s for s in self.snapshots.values() if type(s.namespace) is not dict)
+            self.views = [*map(self.versions, [*tagged, *dicts]), self.versions(sys.modules)]
+            self.tags = list(map(TAG_VALUE, self.views))
 
     def current(self) -> list[object]:
         """Every namespace's values and the watched modules in `sys.modules`, gathered by
@@ -243,15 +326,47 @@ class NamespaceWatch:
         (`full`, at the end: all), since a replacement may answer `==` as it likes (`mock.ANY`
         does) and reading every function's `__code__` costs a cache miss each. A change that
         stays eight tests, or to the end, meets `is`."""
+        if self.versions is not None and not full:
+            return self._unchanged_by_version()
         turn = None if full else (self.turn + 1) % ROTATION
         self.turn = turn or 0
         step = 1 if turn is None else ROTATION
         return same_objects(self.current(), self.baseline, turn) and all(
             map(is_, map(_CODE, self.functions[turn or 0::step]), self.codes[turn or 0::step]))
 
+    def _unchanged_by_version(self) -> bool:
+        """The per-test compare where dicts carry version tags: no namespace's tag moved (no
+        entry written since the baseline), `sys.modules` still holds the watched modules
+        (checked only when its own tag moved), SPOT_NAMES names in turn still the very
+        objects of the snapshot (a write behind the tag's back, e.g. through ctypes, is seen
+        within one pass over them), and a DEEP_ROTATION-th of the code objects."""
+        tags = list(map(TAG_VALUE, self.views))
+        if tags != self.tags:
+            if tags[:-1] != self.tags[:-1] or not self._modules_unchanged():
+                return False
+            self.tags = tags  # only `sys.modules` was written (an import): nothing watched
+        if self.spots:
+            self.spot = (self.spot + 1) % len(self.spots)
+            namespaces, keys, values = self.spots[self.spot]
+            if not all(map(is_, map(dict.get, namespaces, keys), values)):
+                return False
+        if self.untagged and not all(s.same() for s in self.untagged):
+            return False
+        self.turn = (self.turn + 1) % DEEP_ROTATION
+        functions, codes = self.slices[self.turn] if self.slices else ((), ())
+        return all(map(is_, map(_CODE, functions), codes))
+
+    def _modules_unchanged(self) -> bool:
+        count = len(self.modules)
+        return all(map(is_, map(sys.modules.get, self.modules), self.baseline[-count:])) \
+            if count else True
+
     def observe(self, when: str) -> None:
-        if self.unchanged(full=when != "run"):
-            return
+        if not self.unchanged(full=when != "run"):
+            self.record_changes(when)
+
+    def record_changes(self, when: str) -> None:
+        """After a compare failed: what changed, name by name, and the baseline again."""
         for name, snapshot in self.snapshots.items():
             if not snapshot.same():
                 self._record(name, snapshot, when)
@@ -295,6 +410,11 @@ class ImportListWatch:
             watch.kept.extend(entries)
             watch.baseline[name] = tuple(map(id, entries))
         return watch
+
+    def same(self) -> bool:
+        """Do both lists hold the very entries they held (no entry recorded as added)?"""
+        return all(tuple(map(id, getattr(sys, name))) == seen
+                   for name, seen in self.baseline.items())
 
     def observe(self, when: str) -> None:
         for name, seen in self.baseline.items():
