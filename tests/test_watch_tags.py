@@ -5,6 +5,7 @@ within their rotation. No session: real modules, classes and a real plugin manag
 
 from __future__ import annotations
 
+import os
 import sys
 import types
 from pathlib import Path
@@ -131,7 +132,7 @@ def _green(report: Any) -> None:
 def _watch(by_version: bool = True) -> tuple[Watch, Any]:
     manager = get_config().pluginmanager
     origins = Origins(Path.cwd(), Path(gate.__file__).parent, [], [])
-    watch = Watch(origins)
+    watch = Watch(origins, os.environ)
     if not by_version:  # as on an interpreter without tags: the whole compare every test
         watch._namespaces = NamespaceWatch.take(WATCHED_NAMESPACES, by_version=False)
     watch.observe(manager, "load")

@@ -102,10 +102,13 @@ class ItemState:
             return False
         if type(item) is not self.cls or not all(map(is_, attributes, self.attributes)):
             return False
+        own = vars(item)
+        if not own.keys().isdisjoint(ITEM_METHODS):  # a runtest/setup/teardown of its own
+            return False
         function = self.function
         if function is None:
             return True
-        current = vars(item).get("_obj")
+        current = own.get("_obj")
         current = getattr(current, "__func__", current)
         return (current is None or current is function) and getattr(
             function, "__code__", None) is self.code
