@@ -7,7 +7,7 @@ own plugin manager (every installed plugin, the recorder's and the item check's 
 the suite's session itself runs with the plugin active and this module loaded as a second
 plugin (`-p bench.plugin_session_cost`), which wraps each per-test entry point of the plugin
 (the recorder's `pytest_runtest_logreport`/`logfinish`/`collectstart`, the item check's
-`pytest_itemcollected`/`makereport`/`logreport`) with a CPU-time accumulator, less the
+`pytest_itemcollected`/`makereport`/`logreport`/`pyfunc_call`) with a CPU-time accumulator, less the
 accumulator's own cost (calibrated in the same process). Not counted: pluggy's dispatch of
 those hooks (a few hundred ns each).
 
@@ -91,6 +91,8 @@ def _install() -> None:
         setattr(owner, name, _timed(f"{owner.__name__}.{name}", getattr(owner, name)))
     ItemWatch.pytest_runtest_makereport = _timed_wrapper(  # type: ignore[method-assign]
         "ItemWatch.pytest_runtest_makereport", ItemWatch.pytest_runtest_makereport)
+    ItemWatch.pytest_pyfunc_call = _timed_wrapper(  # type: ignore[method-assign]
+        "ItemWatch.pytest_pyfunc_call", ItemWatch.pytest_pyfunc_call)
 
 
 def _overhead() -> tuple[float, float]:

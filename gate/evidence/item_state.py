@@ -84,14 +84,18 @@ class ItemState:
     calls_function: bool = False
 
     @staticmethod
-    def of(item: Any) -> ItemState:
+    def of(item: Any, calls_function: bool | None = None) -> ItemState:
+        """`calls_function`: whether the item's class runs through `pytest_pyfunc_call`
+        (worked out here when not given; the item check keeps it per class)."""
         own = vars(item)
         collected = own.get("_obj")  # a collector may hand its own callable (`callobj`)
         function = (defined_function(item) if collected is None
                     else getattr(collected, "__func__", collected))
         attributes = tuple(getattr(item, name, None) for name in WATCHED_ATTRIBUTES)
+        if calls_function is None:
+            calls_function = runs_through_pyfunc_call(type(item))
         return ItemState(type(item), attributes, function, getattr(function, "__code__", None),
-                         _runs_through_pyfunc_call(type(item)))
+                         calls_function)
 
     def same(self, item: Any) -> bool:
         """Is every watched part of the item still the very object it was (the common case,
@@ -135,7 +139,7 @@ class ItemState:
         return found
 
 
-def _runs_through_pyfunc_call(cls: type) -> bool:
+def runs_through_pyfunc_call(cls: type) -> bool:
     """Whether items of this class run their test through `pytest_pyfunc_call`: pytest's
     `Function` and subclasses that keep its `runtest` (unittest's, doctest's and other
     plugins' items run theirs their own way and are not held to it)."""
@@ -158,9 +162,14 @@ class ItemWatch:
         self._changes: dict[tuple[str, str], dict[str, str]] = {}
         self._reports: list[dict[str, str]] = []
         self._called: set[int] = set()  # ids of items whose test function pytest called
+        self._pyfunc_classes: dict[type, bool] = {}
 
     def pytest_itemcollected(self, item: Any) -> None:
-        self._states[str(item.nodeid)] = (item, ItemState.of(item))
+        cls = type(item)
+        calls = self._pyfunc_classes.get(cls)
+        if calls is None:  # once per item class, not per item
+            calls = self._pyfunc_classes[cls] = runs_through_pyfunc_call(cls)
+        self._states[str(item.nodeid)] = (item, ItemState.of(item, calls))
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_pyfunc_call(self, pyfuncitem: Any) -> Generator[None, Any, Any]:
