@@ -166,6 +166,7 @@ def test_control_settings_that_do_not_touch_the_tree_are_not_a_change(tmp_path: 
         git(repo, "config", "--file", str(Path(environ["HOME"]) / ".gitconfig"),
             "--add", "safe.directory", "*")
         git(repo, "config", "init.defaultBranch", "trunk")
+        git(repo, "config", "core.editor", "true")
 
     assert _end(repo, view, honest_settings, rewritten=False) == []
 

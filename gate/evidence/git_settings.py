@@ -37,6 +37,12 @@ UNRELATED_SECTIONS = frozenset({
     "pager", "protocol", "pull", "push", "rebase", "receive", "remote", "safe", "sendemail",
     "tag", "transfer", "uploadpack", "url", "user",
 })
+#: Keys of sections that otherwise count, with no say in how git reads the tree either.
+UNRELATED_KEYS = frozenset({
+    "core.abbrev", "core.askpass", "core.commentchar", "core.commentstring", "core.editor",
+    "core.hookspath", "core.logallrefupdates", "core.pager", "core.quotepath",
+    "core.sshcommand", "core.whitespace",
+})
 
 
 def git_runner(environ: Mapping[str, str]) -> GitRunner:
@@ -94,8 +100,8 @@ def _related(listing: bytes) -> list[bytes]:
     parts = listing.split(b"\0")
     kept = []
     for origin, entry in zip(parts[0::2], parts[1::2], strict=False):
-        section = entry.partition(b"\n")[0].partition(b".")[0].decode("utf-8", "replace")
-        if section.lower() not in UNRELATED_SECTIONS:
+        key = entry.partition(b"\n")[0].decode("utf-8", "replace").lower()
+        if key.partition(".")[0] not in UNRELATED_SECTIONS and key not in UNRELATED_KEYS:
             kept.append(origin + b"\0" + entry + b"\0")
     return kept
 
