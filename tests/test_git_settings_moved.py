@@ -12,8 +12,8 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from gate.evidence.git_probe import probe_tree
-from gate.evidence.git_settings import GitView, git_runner, git_view
+from gate.evidence.git_probe import git_runner, probe_tree
+from gate.evidence.git_settings import GitView, git_view
 from gate.evidence.producer_inventory import derive_findings
 from gate.evidence.test_sources import SourceWatch, end_facts
 from tests.gitrepo import commit_all, git, git_env, init_repo

@@ -34,12 +34,24 @@ def git_environment(environ: Mapping[str, str]) -> dict[str, str]:
     return {**environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C", "GIT_NO_REPLACE_OBJECTS": "1"}
 
 
-def run_git(args: Sequence[str], directory: Path) -> bytes:
+def _run_in(environment: Mapping[str, str], args: Sequence[str], directory: Path) -> bytes:
     completed = subprocess.run(
-        ["git", *args], cwd=directory, env=git_environment(os.environ), capture_output=True,
-        check=True, timeout=GIT_TIMEOUT_S,
+        ["git", *args], cwd=directory, env=environment, capture_output=True, check=True,
+        timeout=GIT_TIMEOUT_S,
     )
     return completed.stdout
+
+
+def run_git(args: Sequence[str], directory: Path) -> bytes:
+    """`git ARGS` with the process's environment as it is now (the gate's own reads)."""
+    return _run_in(git_environment(os.environ), args, directory)
+
+
+def git_runner(environ: Mapping[str, str]) -> GitRunner:
+    """A runner whose every `git` gets this environment, copied now: later changes to the
+    mapping passed in do not reach it (the plugin's git, held to its load: `git_settings`)."""
+    fixed = git_environment(dict(environ))
+    return lambda args, directory: _run_in(fixed, args, directory)
 
 
 def _why(exc: Exception) -> str:

@@ -17,11 +17,11 @@ from __future__ import annotations
 import hashlib
 import os
 import subprocess
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from gate.evidence.git_probe import GIT_TIMEOUT_S, git_environment
+from gate.evidence.git_probe import git_runner
 from gate.evidence.git_tree import GitRunner
 
 #: Each settings file is read up to this many bytes (a larger one is hashed that far and said).
@@ -43,18 +43,6 @@ UNRELATED_KEYS = frozenset({
     "core.hookspath", "core.logallrefupdates", "core.pager", "core.quotepath",
     "core.sshcommand", "core.whitespace",
 })
-
-
-def git_runner(environ: Mapping[str, str]) -> GitRunner:
-    """A runner whose every `git` gets this environment (a copy: later changes to the mapping
-    passed in do not reach it)."""
-    fixed = git_environment(dict(environ))
-
-    def run(args: Sequence[str], directory: Path) -> bytes:
-        return subprocess.run(["git", *args], cwd=directory, env=fixed, capture_output=True,
-                              check=True, timeout=GIT_TIMEOUT_S).stdout
-
-    return run
 
 
 @dataclass(frozen=True)

@@ -126,14 +126,14 @@ class ItemState:
             now = getattr(item, name, None)  # slots of pytest's Node, not in vars(item)
             if now is not before:
                 found.append((f"item.{name}", now))
-        current = vars(item).get("_obj")
+        own = vars(item)
+        current = own.get("_obj")
         current = getattr(current, "__func__", current)
         if self.function is not None and current is not None and current is not self.function:
             found.append(("its test function (item.obj)", current))
         code = getattr(self.function, "__code__", None)
         if self.function is not None and code is not self.code:
             found.append(("the __code__ of its test function", code))
-        own = vars(item)
         found.extend((f"item.{name} (set on the item)", own[name])
                      for name in ITEM_METHODS if name in own)
         return found

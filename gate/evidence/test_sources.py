@@ -162,7 +162,7 @@ def end_facts(
     end = probe_tree(rootdir, ignored, git.environ, git.run, import_roots)
     commit = start.commit if start.source == "git" else None
     dirty = list(end.dirty_paths[:MAX_LISTED])
-    paths = [entry.split(" (", 1)[0] for entry in dirty]  # "path (skip-worktree)": the path
+    paths = [_dirty_path(entry) for entry in dirty]
     try:  # files the tests create are ordinary; a committed file changed is not
         tracked = sorted(commit_blobs(rootdir, commit, paths, git.run, full_tree=True)) if (
             commit and paths) else []
@@ -176,6 +176,11 @@ def end_facts(
     }
 
 
+def _dirty_path(entry: str) -> str:
+    """The path of a dirty entry ("path (skip-worktree)": the path)."""
+    return entry.split(" (", 1)[0]
+
+
 def _unread_at_end(start: Any, end: Any, git: GitView, rootdir: Path) -> str | None:
     """Why the end probe says nothing about the tree the session started on: git could not
     answer (a tree that could not be read is not a clean one), HEAD moved (a commit made
@@ -187,8 +192,8 @@ def _unread_at_end(start: Any, end: Any, git: GitView, rootdir: Path) -> str | N
         return f"git could not read the tree at session end: {end.problem or 'no git'}"[:300]
     if end.commit != start.commit:
         return f"HEAD moved from {start.commit[:12]} to {str(end.commit)[:12]} during the session"
-    attributes = [p for p in end.dirty_paths if PurePosixPath(p.split(" (", 1)[0]).name
-                  == ".gitattributes"]
+    attributes = [p for p in end.dirty_paths  # all of them, not the first MAX_LISTED
+                  if PurePosixPath(_dirty_path(p)).name == ".gitattributes"]
     if attributes:
         return f"a .gitattributes was written during the session: {attributes[0]}"[:300]
     return settings_moved(git, rootdir)
