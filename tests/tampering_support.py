@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -87,6 +88,42 @@ def new_project(root: Path) -> Project:
     init_repo(repo)
     (repo / ".gitignore").write_text("out/\n")
     return Project(repo, root / "claim.json")
+
+
+@dataclass(frozen=True)
+class Session:
+    """One real pytest session with the plugin over a committed project, and the gate's
+    verdict on its record (`--test-evidence`)."""
+
+    project: Project
+    returncode: int
+    output: str
+    record: dict[str, Any]
+    junit: dict[str, str]  # node id -> passed / failure / error / skipped
+    verdict: tuple[int, dict[str, Any]]
+
+
+def junit_outcomes(path: Path) -> dict[str, str]:
+    """Node id -> outcome of each case of a JUnit file pytest just wrote."""
+    found: dict[str, str] = {}
+    # The file the session in this test's own temporary repository just wrote.
+    for case in ET.parse(path).getroot().iter("testcase"):  # noqa: S314
+        module = case.get("classname", "").replace(".", "/")
+        outcome = next((child.tag for child in case
+                        if child.tag in ("failure", "error", "skipped")), "passed")
+        found[f"{module}.py::{case.get('name')}"] = outcome
+    return found
+
+
+def session_over(root: Path, files: dict[str, str], *options: str) -> Session:
+    """Commit `files` beside a passing test of `calc.py`, run pytest with `options` and the
+    plugin, and ask the gate about the record."""
+    project = new_project(root)
+    project.commit({"calc.py": CALC, "test_calc.py": PASSING, **files})
+    run = project.pytest(*options)
+    verdict = project.verify("--test-evidence", str(project.evidence))
+    return Session(project, run.returncode, run.stdout, project.record(),
+                   junit_outcomes(project.junit), verdict)
 
 
 def unmet(verdict: dict[str, Any]) -> dict[str, str]:

@@ -15,13 +15,9 @@ control (the suite is near its time limit)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
-
 import pytest
 
-from tests.tampering_support import CALC, PASSING, Project, new_project, unmet
+from tests.tampering_support import Session, session_over, unmet
 
 BROKEN = "def test_broken():\n    assert 1 == 2\n"
 
@@ -115,31 +111,14 @@ HONEST_TESTS = (
 )
 
 
-@dataclass(frozen=True)
-class Session:
-    project: Project
-    returncode: int
-    output: str
-    record: dict[str, Any]
-    verdict: tuple[int, dict[str, Any]]
-
-
-def _session(root: Path, files: dict[str, str], *options: str) -> Session:
-    project = new_project(root)
-    project.commit({"calc.py": CALC, "test_calc.py": PASSING, **files})
-    run = project.pytest(*options)
-    verdict = project.verify("--test-evidence", str(project.evidence))
-    return Session(project, run.returncode, run.stdout, project.record(), verdict)
-
-
 @pytest.fixture(scope="module")
 def attacked(tmp_path_factory: pytest.TempPathFactory) -> Session:
-    return _session(tmp_path_factory.mktemp("attacked"), ATTACK_FILES)
+    return session_over(tmp_path_factory.mktemp("attacked"), ATTACK_FILES)
 
 
 @pytest.fixture(scope="module")
 def honest(tmp_path_factory: pytest.TempPathFactory) -> Session:
-    return _session(tmp_path_factory.mktemp("honest"),
+    return session_over(tmp_path_factory.mktemp("honest"),
                     {"conftest.py": OWN_ITEM, "test_honest.py": HONEST_TESTS,
                      "test_data.yaml": "case: 1\n"}, "--doctest-modules")
 

@@ -10,14 +10,16 @@ suite is near its time limit, so the sessions are shared by the module.
 
 from __future__ import annotations
 
-import xml.etree.ElementTree as ET
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
-
 import pytest
 
-from tests.tampering_support import CALC, PASSING, Project, new_project, unmet
+from tests.tampering_support import (
+    CALC,
+    Session,
+    junit_outcomes,
+    new_project,
+    session_over,
+    unmet,
+)
 
 BROKEN = "def test_broken():\n    assert 1 == 2\n"
 
@@ -144,44 +146,14 @@ HONEST_TESTS = (
 )
 
 
-@dataclass(frozen=True)
-class Session:
-    project: Project
-    returncode: int
-    output: str
-    record: dict[str, Any]
-    junit: dict[str, str]  # node id -> passed / failure / error / skipped
-    verdict: tuple[int, dict[str, Any]]
-
-
-def _junit_outcomes(path: Path) -> dict[str, str]:
-    found: dict[str, str] = {}
-    # The file the session in this test's own temporary repository just wrote.
-    for case in ET.parse(path).getroot().iter("testcase"):  # noqa: S314
-        module = case.get("classname", "").replace(".", "/")
-        outcome = next((child.tag for child in case
-                        if child.tag in ("failure", "error", "skipped")), "passed")
-        found[f"{module}.py::{case.get('name')}"] = outcome
-    return found
-
-
-def _session(root: Path, files: dict[str, str]) -> Session:
-    project = new_project(root)
-    project.commit({"calc.py": CALC, "test_calc.py": PASSING, **files})
-    run = project.pytest()
-    verdict = project.verify("--test-evidence", str(project.evidence))
-    return Session(project, run.returncode, run.stdout, project.record(),
-                   _junit_outcomes(project.junit), verdict)
-
-
 @pytest.fixture(scope="module")
 def attacked(tmp_path_factory: pytest.TempPathFactory) -> Session:
-    return _session(tmp_path_factory.mktemp("attacked"), ATTACK_FILES)
+    return session_over(tmp_path_factory.mktemp("attacked"), ATTACK_FILES)
 
 
 @pytest.fixture(scope="module")
 def honest(tmp_path_factory: pytest.TempPathFactory) -> Session:
-    return _session(tmp_path_factory.mktemp("honest"),
+    return session_over(tmp_path_factory.mktemp("honest"),
                     {"conftest.py": HONEST_CONFTEST, "test_honest.py": HONEST_TESTS})
 
 
@@ -258,7 +230,7 @@ def test_under_xdist_the_workers_watch_reaches_the_controller(
     })
     run = project.pytest("-n", "1")
     assert run.returncode == 0, run.stdout  # both failing tests reported as passed
-    outcomes = _junit_outcomes(project.junit)
+    outcomes = junit_outcomes(project.junit)
     assert outcomes["test_z_broken.py::test_broken"] == "passed", outcomes
     assert outcomes["a_class/test_swapped.py::test_broken"] == "passed", outcomes
     findings = project.record()["x-producer-inventory"]["findings"]
