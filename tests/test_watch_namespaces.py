@@ -21,20 +21,14 @@ from gate.evidence.watch_namespaces import (
     NamespaceWatch,
 )
 from tests.inventory_support import clean_inventory
+from tests.sample_module import sample_module
 
 
 @pytest.fixture
 def module() -> Any:
     """A real module in sys.modules, with a function, a class and a method, made per test."""
-    made = types.ModuleType("claim_gate_watched_sample")
-    exec(  # noqa: S102 - the sample module's source, fixed here
-        "def helper(x):\n    return x\n\n"
-        "class Report:\n    def outcome(self):\n        return helper('failed')\n",
-        made.__dict__,
-    )
-    sys.modules[made.__name__] = made
-    yield made
-    sys.modules.pop(made.__name__, None)
+    with sample_module("claim_gate_watched_sample") as made:
+        yield made
 
 
 def watch_of(module: Any) -> NamespaceWatch:

@@ -24,6 +24,7 @@ from gate.evidence.watch_namespaces import (
     NamespaceWatch,
     dict_versions,
 )
+from tests.sample_module import sample_module
 
 pytestmark = pytest.mark.skipif(dict_versions() is None,
                                 reason="this interpreter keeps no dict version tags")
@@ -31,15 +32,8 @@ pytestmark = pytest.mark.skipif(dict_versions() is None,
 
 @pytest.fixture
 def module() -> Any:
-    made = types.ModuleType("claim_gate_tagged_sample")
-    exec(  # noqa: S102 - the sample module's source, fixed here
-        "def helper(x):\n    return x\n\n"
-        "class Report:\n    def outcome(self):\n        return helper('failed')\n",
-        made.__dict__,
-    )
-    sys.modules[made.__name__] = made
-    yield made
-    sys.modules.pop(made.__name__, None)
+    with sample_module("claim_gate_tagged_sample") as made:
+        yield made
 
 
 def watch_of(module: Any, by_version: bool) -> NamespaceWatch:
