@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import os
 from pathlib import Path
 
 #: What a file under site-packages is: listed with its bytes, listed with other bytes, or not
@@ -40,29 +41,79 @@ def listed_hashes(records: str, relative: str) -> list[str]:
     return found
 
 
+def listed_under(records: str, prefix: str) -> dict[str, list[str]]:
+    """What `listed_hashes` finds for every path that starts with `prefix` (a directory and
+    its slash), from one walk over the lines that start with it: each path's hashes, keyed by
+    the line's first field (`listed_hashes` matches a path the same way for a path without a
+    comma)."""
+    found: dict[str, list[str]] = {}
+    needle = f"\n{prefix}"
+    index = records.find(needle)
+    while index >= 0:
+        end = records.find("\n", index + 1)
+        fields = records[index + 1:end if end >= 0 else None].rstrip("\r").split(",")
+        if len(fields) > 1:
+            found.setdefault(fields[0], []).append(
+                fields[1].removeprefix("sha256=") if fields[1].startswith("sha256=") else "")
+        index = records.find(needle, end) if end >= 0 else -1
+    return found
+
+
+def _read_records(site: Path) -> str:
+    """Every `*.dist-info/RECORD` under `site` (in name order) as one text that starts with a
+    newline, read as `Path.read_text` would (universal newlines, undecodable bytes replaced)."""
+    try:
+        with os.scandir(site) as entries:
+            names = sorted(entry.name for entry in entries
+                           if entry.name.endswith(".dist-info") and _is_dir(entry))
+    except OSError:
+        names = []
+    texts = [""]  # the joined text starts with a newline: every line follows one
+    for name in names:
+        try:
+            data = (site / name / "RECORD").read_bytes()
+        except OSError:
+            continue
+        texts.append(data.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n"))
+    return "\n".join(texts)
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
 class RecordIndex:
     """The RECORD files of each site-packages directory, read once into one text, and a
-    verdict per file asked about (its line found, its bytes hashed once, cached by path)."""
+    verdict per file asked about (its line found, its bytes hashed once, cached by path).
+    The lines of a top-level directory are gathered on the first file asked about in it: a
+    session asks about some thirty files in a handful of packages, and each lookup would
+    otherwise walk the whole text (the RECORDs of a CI image's environment: most of a MB)."""
 
     def __init__(self) -> None:
         self._records: dict[Path, str] = {}
+        self._under: dict[tuple[Path, str], dict[str, list[str]]] = {}
         self._verdicts: dict[Path, str] = {}
 
     def _text(self, site: Path) -> str:
         if site not in self._records:
-            texts = [""]  # the joined text starts with a newline: every line follows one
-            for record in sorted(site.glob("*.dist-info/RECORD")):
-                try:
-                    texts.append(record.read_text("utf-8", "replace"))
-                except OSError:
-                    continue
-            self._records[site] = "\n".join(texts)
+            self._records[site] = _read_records(site)
         return self._records[site]
+
+    def _listed(self, site: Path, relative: str) -> list[str]:
+        top, slash, _ = relative.partition("/")
+        if not slash or "," in relative:  # a top-level file; a path CSV would quote
+            return listed_hashes(self._text(site), relative)
+        if (site, top) not in self._under:
+            self._under[site, top] = listed_under(self._text(site), f"{top}/")
+        return self._under[site, top].get(relative, [])
 
     def verdict(self, path: Path, site: Path) -> str:
         """INSTALLED, MODIFIED or UNLISTED for `path` (resolved) under `site` (resolved)."""
         if path not in self._verdicts:
-            hashes = listed_hashes(self._text(site), path.relative_to(site).as_posix())
+            hashes = self._listed(site, path.relative_to(site).as_posix())
             if not hashes:
                 self._verdicts[path] = UNLISTED
             else:
