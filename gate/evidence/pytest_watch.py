@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import inspect
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from itertools import chain
 from operator import attrgetter, is_
 from pathlib import Path
@@ -75,12 +75,20 @@ class Origins:
         self._records = records or RecordIndex()
         self._cache: dict[str, str] = {}
         self._shown: dict[str, str] = {}
+        self._real: dict[str, Path] = {}
+
+    def _resolved(self, file: str) -> Path:
+        """The file's real path, worked out once for `of` and `shown` (a resolve is a stat
+        per path component)."""
+        if file not in self._real:
+            self._real[file] = Path(file).resolve()
+        return self._real[file]
 
     def of(self, file: str | None) -> str:
         if not file or file.startswith("<"):
             return "unknown"
         if file not in self._cache:
-            self._cache[file] = self._origin(Path(file).resolve())
+            self._cache[file] = self._origin(self._resolved(file))
         return self._cache[file]
 
     def _origin(self, path: Path) -> str:
@@ -102,7 +110,7 @@ class Origins:
             return "<unknown>"
         if file not in self._shown:  # asked again for each hook of a plugin: resolved once
             try:
-                self._shown[file] = Path(file).resolve().relative_to(self.rootdir).as_posix()
+                self._shown[file] = self._resolved(file).relative_to(self.rootdir).as_posix()
             except (ValueError, OSError):
                 self._shown[file] = file
         return self._shown[file]
@@ -369,7 +377,7 @@ class Watch:
         against the commit and the tree probed again at the end (`test_sources`)."""
         ended = end_facts(self.sources, tree[0], self._origins.rootdir, tree[1], self.git,
                           tree[2]) if tree else {}
-        hooks = [_with_route(entry, config, environ) for entry in self._hooks.values()]
+        hooks = list(map(_router(config, environ), self._hooks.values()))
         plugins = _repository_plugins(config.pluginmanager, self._origins)
         inventory: dict[str, Any] = {
             "version": INVENTORY_VERSION,
@@ -421,30 +429,40 @@ def _plugin_option_names(config: Any) -> list[str]:
     return [str(name) for name in getattr(config.option, "plugins", None) or []]
 
 
-def _with_route(entry: dict[str, Any], config: Any, environ: Mapping[str, str]) -> dict[str, Any]:
-    """How the hook's plugin got in: conftest, pytest_plugins, -p (and from where), ..."""
-    module, plugin = entry["plugin_module"], entry["plugin"]
-    names = {module, plugin}
+def _router(config: Any, environ: Mapping[str, str]
+            ) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """What adds to a hook entry how its plugin got in (conftest, pytest_plugins, -p and from
+    where, ...), with what tells it read from the config once per inventory, not once for each
+    of a session's hundred hooks."""
+    options = set(_plugin_option_names(config))
+    declared = _declared_pytest_plugins(config.pluginmanager)
     ini = [str(arg) for arg in config.getini("addopts")]
     env = environ.get("PYTEST_ADDOPTS", "")
+    env_plugins = environ.get("PYTEST_PLUGINS", "").split(",")
     inifile = config.inipath.name if config.inipath else "the ini file"
-    if entry["file"].endswith("conftest.py"):
-        route = "conftest"
-    elif names & set(_plugin_option_names(config)):
-        source = (
-            f"addopts in {inifile}" if any(n in arg for n in names for arg in ini)
-            else "PYTEST_ADDOPTS" if any(n in env for n in names) else "the command line"
-        )
-        route = f"-p {module} ({source})"
-    elif module in _declared_pytest_plugins(config.pluginmanager):
-        route = f"pytest_plugins = [{module!r}]"
-    elif module in environ.get("PYTEST_PLUGINS", "").split(","):
-        route = "PYTEST_PLUGINS"
-    elif entry["origin"] in ("installed", "gate"):
-        route = "installed plugin"
-    else:
-        route = "registered at run time"
-    return {**entry, "route": route}
+
+    def with_route(entry: dict[str, Any]) -> dict[str, Any]:
+        module, plugin = entry["plugin_module"], entry["plugin"]
+        names = {module, plugin}
+        if entry["file"].endswith("conftest.py"):
+            route = "conftest"
+        elif names & options:
+            source = (
+                f"addopts in {inifile}" if any(n in arg for n in names for arg in ini)
+                else "PYTEST_ADDOPTS" if any(n in env for n in names) else "the command line"
+            )
+            route = f"-p {module} ({source})"
+        elif module in declared:
+            route = f"pytest_plugins = [{module!r}]"
+        elif module in env_plugins:
+            route = "PYTEST_PLUGINS"
+        elif entry["origin"] in ("installed", "gate"):
+            route = "installed plugin"
+        else:
+            route = "registered at run time"
+        return {**entry, "route": route}
+
+    return with_route
 
 
 def _declared_pytest_plugins(pluginmanager: Any) -> set[str]:
@@ -505,13 +523,16 @@ def junit_report_facts(path: Path, rootdir: Path, reruns: bool = False) -> dict[
         shown = path.resolve().relative_to(rootdir.resolve()).as_posix()
     except (ValueError, OSError):
         shown = str(path)
-    facts: dict[str, Any] = {"path": shown, "sha256": sha256_of(path)}
+    facts: dict[str, Any] = {"path": shown}
     try:
-        totals = read_junit_file(path, options=JUnitOptions(
-            Reruns.REPEATED_CASES if reruns else Reruns.SEPARATE)).totals
+        read = read_junit_file(path, options=JUnitOptions(
+            Reruns.REPEATED_CASES if reruns else Reruns.SEPARATE))
     except InvalidInput as exc:
+        facts["sha256"] = sha256_of(path)
         facts["problem"] = str(exc)[:500]
         return facts
+    facts["sha256"] = read.sha256  # of the very bytes counted (the reader hashes as it reads)
+    totals = read.totals
     facts["totals"] = {
         "tests": totals.tests, "failures": totals.failures, "errors": totals.errors,
         "skipped": totals.skipped,
