@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 from gate.claim.diff_facts import ChangedPath, ChangeStatus
 from gate.claim.errors import InvalidInput
+from gate.claim.test_job import BASE_CODE_PROPERTY as BASE_CODE_PROPERTY
+from gate.claim.test_job import MARKER_PATH as MARKER_PATH
 
 if TYPE_CHECKING:  # facts.py holds the comparison; the item type is only named here
     from gate.claim.facts import EvidenceItem
@@ -27,11 +29,6 @@ if TYPE_CHECKING:  # facts.py holds the comparison; the item type is only named 
 MODE_SECTION = "fail_to_pass"
 PATHS_SECTION = "test_paths"
 SECTIONS = frozenset({MODE_SECTION, PATHS_SECTION})
-#: The JUnit property the pytest plugin writes on a run over the base's code whose tree it
-#: found to be exactly the plan (`BASE_SHA..HEAD_SHA`); the run's binding to (base, head).
-BASE_CODE_PROPERTY = "claim-gate.base_code"
-#: Where `claim-gate base-code` leaves its plan, relative to the repository's top.
-MARKER_PATH = ".claim-gate/base-code.json"
 
 
 class FailToPass(StrEnum):

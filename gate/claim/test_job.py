@@ -4,6 +4,8 @@ The test job runs the change's own code, so the file it hands on is the agent's 
 gate takes from it only the plugin's `test_run` records (`verify --test-evidence`), and only
 those records carry these marks. An operator's record (`verify --evidence`) is produced outside
 the test job; one that carries a mark was written inside it, whoever passes it on.
+It also names what the plugin shares with `claim-gate base-code`: the plan's place, and the
+property the plugin writes on a run over the base's code.
 """
 
 from __future__ import annotations
@@ -22,3 +24,10 @@ JUNIT_REPORT_FIELD = "x-junit-report"
 PLUGIN_VERSION_FIELD = "x-plugin-version"
 #: Fields only the plugin writes: a record holding one was written in the test job.
 PLUGIN_FIELDS: tuple[str, ...] = (INVENTORY_FIELD, JUNIT_REPORT_FIELD, PLUGIN_VERSION_FIELD)
+#: The JUnit property the pytest plugin writes on a run over the base's code whose tree it
+#: found to be exactly the plan (`BASE_SHA..HEAD_SHA`); the run's binding to (base, head).
+#: Here, with the plan's place, so the plugin and the JUnit reader need not import the rest of
+#: `fail_to_pass` for them.
+BASE_CODE_PROPERTY = "claim-gate.base_code"
+#: Where `claim-gate base-code` leaves its plan, relative to the repository's top.
+MARKER_PATH = ".claim-gate/base-code.json"

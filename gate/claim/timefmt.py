@@ -9,14 +9,16 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime
 
-_RFC3339 = re.compile(
+#: The patterns are compiled on first use (`re`'s own cache), not at import: most importers,
+#: the pytest plugin among them, only format.
+_RFC3339 = (
     r"^(?P<date>\d{4}-\d{2}-\d{2})[Tt](?P<time>\d{2}:\d{2}:\d{2})(?P<frac>\.\d{1,9})?"
     r"(?P<zone>[Zz]|[+-]\d{2}:\d{2})$"
 )
 
 #: `2026-08-27T18:04:02Z`: a spelling `datetime.fromisoformat` reads exactly as the long way
 #: below does (with 'Z' as +00:00), and that cannot leave the years 1 to 9999 in UTC.
-_PLAIN_UTC = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z")
+_PLAIN_UTC = r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z"
 
 
 class TimestampError(ValueError):
@@ -25,12 +27,12 @@ class TimestampError(ValueError):
 
 def parse_rfc3339(text: str) -> datetime:
     """Parse an RFC 3339 date-time that carries a zone; raise TimestampError otherwise."""
-    if _PLAIN_UTC.fullmatch(text):  # most timestamps: whole seconds in UTC, read in C
+    if re.fullmatch(_PLAIN_UTC, text):  # most timestamps: whole seconds in UTC, read in C
         try:
             return datetime.fromisoformat(text)
         except ValueError:
             pass  # no such day or hour: said below, as for every other spelling
-    match = _RFC3339.fullmatch(text)  # `$` alone would allow a trailing newline
+    match = re.fullmatch(_RFC3339, text)  # `$` alone would allow a trailing newline
     if match is None:
         if re.match(r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2})?(\.\d+)?$", text):
             raise TimestampError(

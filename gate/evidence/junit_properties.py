@@ -10,8 +10,8 @@ from __future__ import annotations
 from datetime import datetime
 
 from gate.claim.decimal_text import decimal
-from gate.claim.fail_to_pass import BASE_CODE_PROPERTY
 from gate.claim.junit_facts import TimeSource
+from gate.claim.test_job import BASE_CODE_PROPERTY
 from gate.evidence.junit_node import Node
 from gate.evidence.junit_tags import ROOTS, local
 from gate.evidence.junit_time import parse_suite_timestamp

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from gate.claim.fail_to_pass import BASE_CODE_PROPERTY, MARKER_PATH
+from gate.claim.test_job import BASE_CODE_PROPERTY, MARKER_PATH
 from gate.evidence.pytest_record import SessionFacts, Totals, TreeState
 from gate.evidence.pytest_selection import configured_selection
 

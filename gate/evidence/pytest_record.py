@@ -15,8 +15,7 @@ from enum import IntEnum
 from typing import Any
 
 from gate.claim.commit import normalise_sha
-from gate.claim.facts import JUNIT_REPORT_FIELD
-from gate.claim.test_job import INTERRUPTED_FIELD
+from gate.claim.test_job import INTERRUPTED_FIELD, JUNIT_REPORT_FIELD
 from gate.claim.timefmt import format_rfc3339
 from gate.evidence.producer_inventory import INVENTORY_FIELD, describe
 
