@@ -74,7 +74,9 @@ def _read_records(site: Path) -> str:
             data = (site / name / "RECORD").read_bytes()
         except OSError:
             continue
-        texts.append(data.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n"))
+        if b"\r" in data:  # pip writes CSV's CRLF; a CR or LF is never inside a UTF-8 sequence
+            data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        texts.append(data.decode("utf-8", "replace"))
     return "\n".join(texts)
 
 
