@@ -6,9 +6,10 @@ before git is asked, and test modules whose checkout is not their blob byte for 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -18,16 +19,19 @@ from gate.claim.fail_to_pass import MARKER_PATH
 from gate.evidence.content_origin import (
     INSTALLED,
     MODIFIED,
+    UNLISTED,
     RecordIndex,
     listed_hashes,
+    listed_under,
     record_hash,
 )
 from gate.evidence.git_hidden import hidden_changes
-from gate.evidence.git_probe import run_git
+from gate.evidence.git_probe import probe_tree, run_git
+from gate.evidence.git_settings import GitView, git_view
 from gate.evidence.plugin_preload import Locator, loaded_distributions, preloaded
 from gate.evidence.plugin_session import base_code_properties
 from gate.evidence.pytest_record import TreeState
-from gate.evidence.test_sources import SourceWatch
+from gate.evidence.test_sources import SourceWatch, end_facts
 from tests.gitrepo import commit_all, git, init_repo
 
 PYTEST11 = SimpleNamespace(group="pytest11", name="greenwash", value="greenwash")
@@ -232,3 +236,78 @@ def test_a_clean_filter_applies_and_a_rewrite_past_it_is_named(tmp_path: Path) -
     assert module.read_bytes() != git(tmp_path, "show", "HEAD:test_a.py").encode()
     assert _differing(module) == []
     assert _differing(module, b"def test_a():\n    assert 0\n") == ["test_a.py"]
+
+
+def test_the_lines_of_a_directory_gathered_at_once_are_what_the_lookup_finds() -> None:
+    """`listed_under` (one walk per top-level directory) against `listed_hashes` (one walk
+    per path) for every path of a text with both RECORD spellings, a path listed by two
+    distributions, paths that are prefixes of others and a line without a hash."""
+    records = "\n" + "\n".join([
+        "pkg/a.py,sha256=first,1\r", "pkg/a.pyc,sha256=other,1", "pkg/sub/b.py,,",
+        "pkgx/a.py,sha256=elsewhere,1", "pkg/a.py,sha256=second,1", "pkg/c.py",
+        "pkg/d.py,sha256=last,1",
+    ])
+    gathered = listed_under(records, "pkg/")
+    for path in ("pkg/a.py", "pkg/a.pyc", "pkg/sub/b.py", "pkg/c.py", "pkg/d.py", "pkg/e.py"):
+        assert gathered.get(path, []) == listed_hashes(records, path), path
+    assert gathered["pkg/a.py"] == ["first", "second"]
+    assert "pkgx/a.py" not in gathered
+
+
+def test_a_crlf_record_lists_its_files_and_a_file_with_other_bytes_is_modified(
+        tmp_path: Path) -> None:
+    """pip writes RECORD with CSV's CRLF; the index reads it as `read_text` would (a lone CR
+    ends a line too)."""
+    site = tmp_path.resolve()
+    (site / "pkg").mkdir()
+    (site / "pkg" / "a.py").write_bytes(b"A = 1\n")
+    (site / "pkg" / "b.py").write_bytes(b"B = 2\n")
+    (site / "top.py").write_bytes(b"T = 1\n")
+    (site / "pkg-1.0.dist-info").mkdir()
+    (site / "pkg-1.0.dist-info" / "RECORD").write_bytes(b"".join(
+        f"{name},sha256={record_hash(data)}{end}".encode()
+        for name, data, end in (("pkg/a.py", b"A = 1\n", ",6\r\n"), ("pkg/b.py", b"B = 1\n", "\r"),
+                                ("top.py", b"T = 1\n", ",6\r\n"))))
+    index = RecordIndex()
+    assert index.verdict(site / "pkg" / "a.py", site) == INSTALLED
+    assert index.verdict(site / "pkg" / "b.py", site) == MODIFIED
+    assert index.verdict(site / "top.py", site) == INSTALLED
+    assert index.verdict(site / "pkg" / "c.py", site) == UNLISTED
+
+
+class _Through:
+    """A runner that notes each git it passes on to `run`."""
+
+    def __init__(self, run: Callable[[Sequence[str], Path], bytes]) -> None:
+        self.run = run
+        self.calls: list[tuple[str, ...]] = []
+
+    def __call__(self, args: Sequence[str], directory: Path) -> bytes:
+        self.calls.append(tuple(args))
+        return self.run(args, directory)
+
+
+def test_the_end_asks_git_for_its_directory_in_the_probe_and_reads_its_attributes(
+        tmp_path: Path) -> None:
+    """The settings check at the end takes the git directory from the tree probe's own
+    rev-parse (one git fewer) and still sees an attributes file written there in the run."""
+    init_repo(tmp_path)
+    (tmp_path / "test_a.py").write_text("def test_a():\n    assert True\n")
+    commit_all(tmp_path)
+    view = git_view(tmp_path, {**os.environ, "GIT_CONFIG_NOSYSTEM": "1",
+                               "GIT_CONFIG_GLOBAL": os.devnull})
+    start = probe_tree(tmp_path, [], view.environ, view.run, [tmp_path])
+    assert start.clean is True
+    sources = SourceWatch(tmp_path)
+    sources.collected([tmp_path / "test_a.py"])
+    through = _Through(view.run)
+    counted = GitView(through, view.environ, view.settings, view.problem)
+    assert end_facts(sources, start, tmp_path, [], counted, [tmp_path])[
+        "tree_at_end"]["unread"] is None  # the control: nothing changed
+    assert [c for c in through.calls if c[0] == "rev-parse"] == [
+        ("rev-parse", "--absolute-git-dir", "--show-toplevel", "HEAD")]
+    (tmp_path / ".git" / "info").mkdir(exist_ok=True)
+    (tmp_path / ".git" / "info" / "attributes").write_text("test_a.py -text\n")
+    unread = end_facts(sources, start, tmp_path, [], counted, [tmp_path])["tree_at_end"]["unread"]
+    assert unread is not None
+    assert "attributes changed" in unread, unread

@@ -85,17 +85,18 @@ def probe_tree(
     from gate.evidence.git_hidden import hidden_changes
     from gate.evidence.pytest_record import TreeState, commit_from_environment, dirty_paths
 
-    try:
-        lines = run(["rev-parse", "--show-toplevel", "HEAD"], directory).decode().splitlines()
+    try:  # the git directory too, in the same git: the end's settings check reads it
+        lines = run(["rev-parse", "--absolute-git-dir", "--show-toplevel", "HEAD"],
+                    directory).decode().splitlines()
     except (OSError, subprocess.SubprocessError, UnicodeDecodeError) as exc:
         fallback = commit_from_environment(environ)
         if fallback.commit is None:
             return TreeState(None, None, None, problem=f"{_why(exc)}; no CI commit variable set")
         return fallback
-    sha = normalise_sha(lines[1]) if len(lines) == 2 else None
+    sha = normalise_sha(lines[2]) if len(lines) == 3 else None
     if sha is None:
         return TreeState(None, None, None, problem=f"unexpected git rev-parse output {lines!r}")
-    toplevel = Path(lines[0])
+    git_dir, toplevel = lines[0], Path(lines[1])
     try:
         status = run(
             ["status", "--porcelain", "-z", "--untracked-files=all", "--ignore-submodules=none"],
@@ -103,12 +104,13 @@ def probe_tree(
         )
     except (OSError, subprocess.SubprocessError) as exc:
         # Known commit, unknown tree: fail closed, the record must not pass for clean.
-        return TreeState(sha, "git", False, problem=f"git status: {_why(exc)}")
+        return TreeState(sha, "git", False, problem=f"git status: {_why(exc)}", git_dir=git_dir)
     dirty = dirty_paths(status, _relative(ignored, toplevel))
     try:
         hidden = hidden_changes(toplevel, directory, import_roots, run)
     except (OSError, subprocess.SubprocessError, UnicodeDecodeError) as exc:
-        return TreeState(sha, "git", False, dirty, problem=f"git (hidden changes): {_why(exc)}")
+        return TreeState(sha, "git", False, dirty, problem=f"git (hidden changes): {_why(exc)}",
+                         git_dir=git_dir)
     skip = set(_relative(ignored, toplevel))
     dirty += tuple(entry for entry in hidden if entry.split(" (", 1)[0] not in skip)
-    return TreeState(sha, "git", not dirty, dirty)
+    return TreeState(sha, "git", not dirty, dirty, git_dir=git_dir)

@@ -65,15 +65,18 @@ def git_view(rootdir: Path, environ: Mapping[str, str]) -> GitView:
 
 
 def read_settings(
-    rootdir: Path, run: GitRunner, environ: Mapping[str, str]
+    rootdir: Path, run: GitRunner, environ: Mapping[str, str], git_dir: Path | None = None
 ) -> tuple[str | None, str | None]:
     """A digest of every configuration entry git applies here with the file it came from
     (includes followed; sections in `UNRELATED_SECTIONS` left out), and of the attributes
     files outside the tree (`info/attributes`,
-    `core.attributesFile` or its default); or None and why git could not say."""
+    `core.attributesFile` or its default); or None and why git could not say. `git_dir`:
+    the git directory a git just run under `rootdir` with the same runner named (the end's
+    tree probe), so git is not asked for it again."""
     try:
         listing = run(["config", "--list", "--show-origin", "-z"], rootdir)
-        git_dir = Path(run(["rev-parse", "--absolute-git-dir"], rootdir).decode().strip())
+        if git_dir is None:
+            git_dir = Path(run(["rev-parse", "--absolute-git-dir"], rootdir).decode().strip())
     except (OSError, subprocess.SubprocessError, UnicodeDecodeError) as exc:
         return None, f"git could not list its settings: {exc}"[:300]
     digest = hashlib.sha256(b"".join(_related(listing)))
@@ -119,12 +122,13 @@ def _bytes_of(path: Path) -> bytes:
         return f"unreadable: {exc.strerror}".encode()
 
 
-def settings_moved(view: GitView, rootdir: Path) -> str | None:
+def settings_moved(view: GitView, rootdir: Path, git_dir: Path | None = None) -> str | None:
     """Why git's answers at the end are not the ones it would have given at load: the settings
-    it reads the tree with changed during the session, or could not be read (None: same)."""
+    it reads the tree with changed during the session, or could not be read (None: same).
+    `git_dir`: the one the end's tree probe read (`read_settings`)."""
     if view.settings is None:
         return f"git's settings could not be read when the plugin loaded: {view.problem}"
-    now, problem = read_settings(rootdir, view.run, view.environ)
+    now, problem = read_settings(rootdir, view.run, view.environ, git_dir)
     if now is None:
         return f"git's settings could not be read at session end: {problem}"
     if now != view.settings:

@@ -180,6 +180,9 @@ class TreeState:
     clean: bool | None  # None: no git to ask (a CI variable named the commit)
     dirty_paths: tuple[str, ...] = ()
     problem: str | None = None  # why the commit is unknown, for the record's reader
+    #: The git directory the probe's git read (not recorded): the settings check at session
+    #: end reads that repository's files without asking git for it again.
+    git_dir: str | None = field(default=None, compare=False)
 
 
 def commit_from_environment(environ: Mapping[str, str]) -> TreeState:

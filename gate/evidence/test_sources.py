@@ -196,4 +196,4 @@ def _unread_at_end(start: Any, end: Any, git: GitView, rootdir: Path) -> str | N
                   if PurePosixPath(_dirty_path(p)).name == ".gitattributes"]
     if attributes:
         return f"a .gitattributes was written during the session: {attributes[0]}"[:300]
-    return settings_moved(git, rootdir)
+    return settings_moved(git, rootdir, Path(end.git_dir.strip()) if end.git_dir else None)
