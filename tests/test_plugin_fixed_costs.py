@@ -311,3 +311,22 @@ def test_the_end_asks_git_for_its_directory_in_the_probe_and_reads_its_attribute
     unread = end_facts(sources, start, tmp_path, [], counted, [tmp_path])["tree_at_end"]["unread"]
     assert unread is not None
     assert "attributes changed" in unread, unread
+
+
+def test_the_directory_answer_is_the_files_answer(tmp_path: Path) -> None:
+    """The locator answers once per directory: a file there, a link there into the installed
+    dirs, and a path that is an installed directory itself each still get their own answer."""
+    root = (tmp_path / "repo").resolve()
+    venv = root / ".venv" / "lib"
+    (venv / "pytest").mkdir(parents=True)
+    (venv / "pytest" / "__init__.py").write_text("")
+    (root / "pytest").mkdir()
+    (root / "pytest" / "__init__.py").write_text("")
+    (root / "pytest" / "linked.py").symlink_to(venv / "pytest" / "__init__.py")
+    locator = Locator(root, [venv])
+    assert locator.repository_path(root / "pytest" / "__init__.py") == "pytest/__init__.py"
+    assert locator.repository_path(root / "pytest" / "linked.py") is None
+    assert locator.repository_path(venv / "pytest" / "__init__.py") is None
+    assert locator.repository_path(str(venv)) is None  # a `__file__` naming the dir itself
+    assert locator.repository_path(root) == "."
+    assert locator.repository_path(tmp_path / "elsewhere.py") is None

@@ -16,7 +16,8 @@ is installed code, not the change). This module only observes; the judgement is
 The scan is cheap on purpose (it runs in every active session): the distributions read are
 the ones whose `pytest11` entry points pytest loaded (`list_plugin_distinfo`, which pytest
 filled while it imported them), not every distribution installed, and a module's real path
-is its directory's, resolved once per directory, unless the file itself is a link.
+is its directory's, resolved once per directory, unless the file itself is a link, and where
+a directory lies (installed, the repository's) is worked out once too.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ class Locator:
         self.rootdir = rootdir.resolve()
         self._installed = tuple(installed)
         self._directories: dict[Path, Path] = {}
+        self._places: dict[Path, tuple[bool, bool]] = {}
 
     def _real(self, file: Path) -> Path:
         """`file` with every link resolved; a directory's real path is worked out once."""
@@ -58,10 +60,23 @@ class Locator:
             path = self._real(Path(file))
         except (OSError, RuntimeError):
             return None
-        if any(path.is_relative_to(d) for d in self._installed) \
-                or not path.is_relative_to(self.rootdir):
+        installed, under_root = self._place(path)
+        if installed or not under_root:
             return None
         return path.relative_to(self.rootdir).as_posix() or "."
+
+    def _place(self, path: Path) -> tuple[bool, bool]:
+        """(inside an installed dir, under the rootdir) for a real path, from its directory's
+        answer, worked out once per directory (a session's ~120 pytest, pluggy and gate
+        modules sit in a dozen): `path` is under a directory exactly when its parent is, or
+        it is that directory itself."""
+        directory = path.parent
+        if directory not in self._places:
+            self._places[directory] = (
+                any(directory.is_relative_to(d) for d in self._installed),
+                directory.is_relative_to(self.rootdir))
+        installed, under_root = self._places[directory]
+        return installed or path in self._installed, under_root or path == self.rootdir
 
 
 def _entry(what: str, file: str, route: str) -> dict[str, str]:
