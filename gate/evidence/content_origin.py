@@ -106,7 +106,7 @@ class RecordIndex:
 
     def _listed(self, site: Path, relative: str) -> list[str]:
         top, slash, _ = relative.partition("/")
-        if not slash or "," in relative:  # a top-level file; a path CSV would quote
+        if not slash or "," in relative:  # a top-level file, or a name CSV quotes: one walk
             return listed_hashes(self._text(site), relative)
         if (site, top) not in self._under:
             self._under[site, top] = listed_under(self._text(site), f"{top}/")
