@@ -25,7 +25,7 @@ from gate.claim.facts import EvidenceItem
 from gate.claim.model import JSON
 from gate.claim.timefmt import format_rfc3339
 from gate.engine.results import Assessment, Verdict
-from gate.report.json_text import Columns, Unusual, c_make_encoder, indented_json
+from gate.report.json_text import Columns, Unusual, c_make_encoder, constant, indented_json
 from gate.report.record import OWNED, completed_record, evidence_json, policy_json, verdict_json
 
 #: What `dump_evidence` and the record write on an item; an extension of the same name
@@ -189,6 +189,8 @@ class _Record:
         entries.append(("x-claim-gate", _Nested(gate)))
         template, columns = self.template(entries, 2)
         written = [self.columns.write(column, depth, frozenset()) for column, depth in columns]
+        if not written:
+            return [template % ()] * len(items)
         return list(map(template.__mod__, zip(*written, strict=True)))
 
     def template(self, entries: Sequence[_Entry],
@@ -204,6 +206,9 @@ class _Record:
                 nested, more = self.template(value.entries, depth + 1)
                 parts.append(f"{name}: {nested}")
                 columns.extend(more)
+            elif constant(value):  # the same text for every item: once, into the template
+                text = self.columns.write(value[:1], depth + 1, frozenset())[0]
+                parts.append(f"{name}: {text.replace('%', '%%')}")
             else:
                 parts.append(f"{name}: %s")
                 columns.append((value, depth + 1))
