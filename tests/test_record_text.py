@@ -159,3 +159,14 @@ def test_an_extension_beside_or_in_place_of_a_dumped_key_is_written_as_the_long_
     verdict = replace(verdict, items=(replace(item, evidence=evidence), item),
                       assessments=(replace(assessment, independent=independent), assessment))
     assert record_text(loaded.document.raw, verdict) == long_way(loaded, verdict)
+
+
+def test_the_end_is_written_after_the_record_whichever_way_it_is_written() -> None:
+    """`end` (the output's last new line) is joined with the record's pieces, and follows the
+    long way's text too."""
+    loaded, verdict = EXAMPLE
+    raw = loaded.document.raw
+    assert record_text(raw, verdict, end="\n") == long_way(loaded, verdict) + "\n"
+    odd = {**raw, 7: "seven"}  # a key the writer does not spell: the long way
+    assert record_text(odd, verdict, end="\n") == json.dumps(
+        completed_record(odd, verdict), indent=2, ensure_ascii=False) + "\n"

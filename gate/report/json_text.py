@@ -224,7 +224,7 @@ class Columns:
         start = 0
         for length in map(len, values):
             if length:
-                texts.append(opened + between.join(items[start:start + length]) + closed)
+                texts.append(f"{opened}{between.join(items[start:start + length])}{closed}")
                 start += length
             else:
                 texts.append("[]")
