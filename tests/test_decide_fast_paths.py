@@ -22,6 +22,7 @@ from gate.claim.policy import default_policy
 from gate.engine.decide import (
     _all_support,
     _before_message,
+    _candidates,
     _effective_covers,
     _judge_mutation,
     _judge_mutations,
@@ -275,3 +276,50 @@ def test_items_with_nothing_against_them_are_read_at_once() -> None:
     for other in (stale, future, replace(fresh, origin=Origin.OPERATOR, producer=Producer("c")),
                   replace(fresh, disqualified=Disqualification("dirty_tree", "dirty"))):
         assert not _none_ruled_out([fresh, other], policy, DECIDED_AT, trust)
+
+
+AGREEING = st.builds(
+    lambda expected, observed, has, covers: EvidenceItem(Evidence(
+        CheckType.STATE_READBACK, DECIDED_AT, Verifier("gitreal-gate/0.3",
+                                                       VerifierKind.INDEPENDENT),
+        covers=covers, expected=expected, observed_value=observed, has_observed_value=has),
+        Origin.CLAIM, "claim"),
+    st.sampled_from([None, {"zip": "94107"}, {"zip": "94107", "n": "1"}, {"zip": 1}, {},
+                     {"zip": {"a": "b"}}]),
+    st.sampled_from([{"zip": "94107"}, {"zip": "94107", "n": "1"}, {"zip": 1}, {"zip": True},
+                     {}, ["zip"], None]),
+    st.just(True), st.sampled_from([("m0",), ("m1",), (), ("m0", "m1"), ("m0", "m0"), ("gone",)]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(AGREEING, min_size=1, max_size=5))
+def test_items_nothing_rules_out_are_compared_and_cover_as_one_by_one(
+        items: list[EvidenceItem]) -> None:
+    """Every item fresh and trusted (`_none_ruled_out`): their comparisons and covers, read in
+    C when all agree and each names one known mutation or none, are what `_read` finds."""
+    policy = default_policy().trusting(["gitreal-gate/*"])
+    known = {name: Mutation(name, "state_write", T0) for name in ("m0", "m1")}
+    trust = judge_once(policy.trusted_verifiers)
+    assert _none_ruled_out(items, policy, DECIDED_AT, trust)
+    assert _readings(items, policy, DECIDED_AT, known, (), trust) == tuple(
+        _read(item, index, policy, DECIDED_AT, known, (), trust)
+        for index, item in enumerate(items))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([("m0",), ("m1",), ("m2",), (), ("m0", "m1")]),
+                          st.sampled_from([CheckType.STATE_READBACK, CheckType.STATE_READBACK,
+                                           CheckType.TEST_RUN])), max_size=5))
+def test_items_are_indexed_by_what_they_cover_and_their_check_as_one_by_one(
+        drawn: list[tuple[tuple[str, ...], CheckType]]) -> None:
+    items = [EvidenceItem(Evidence(check, T0, Verifier("v", VerifierKind.INDEPENDENT)),
+                          Origin.CLAIM, "claim") for _, check in drawn]
+    readings = [_Reading(True, None, covers, ()) for covers, _ in drawn]
+    by_mutation: dict[str, list[int]] = {}
+    by_check: dict[CheckType, list[int]] = {}
+    for index, (covers, check) in enumerate(drawn):
+        for mutation_id in covers:
+            by_mutation.setdefault(mutation_id, []).append(index)
+        by_check.setdefault(check, []).append(index)
+    found = _candidates(items, readings)
+    assert (dict(found[0]), dict(found[1])) == (by_mutation, by_check)

@@ -16,8 +16,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 from functools import partial
-from itertools import repeat
-from operator import and_, attrgetter, eq, is_, is_not, not_
+from itertools import chain, compress, repeat
+from operator import and_, attrgetter, eq, is_, is_not, itemgetter, le, not_
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from gate import GATE_ID
@@ -61,6 +61,8 @@ _CLOSENESS = (
 )
 _MAX_LISTED = 3
 _STRINGS = frozenset({str})
+_TUPLES = frozenset({tuple})
+_DICTS = frozenset({dict})
 _Made = TypeVar("_Made", Assessment, Judgement)
 
 
@@ -190,12 +192,8 @@ def decide(claim: Claim, facts: Facts, policy: Policy, now: datetime) -> Verdict
     trust = judge_once(policy.trusted_verifiers)
     readings = _readings(items, policy, now, known, code_change, trust, facts.pull)
     future = {m: invalid_time_problem(known[m], now) for m in future_mutations(claim, now)}
-    by_mutation: dict[str, list[int]] = defaultdict(list)
-    by_check: dict[CheckType, list[int]] = defaultdict(list)
-    for index, (item, reading) in enumerate(zip(items, readings, strict=True)):
-        for mutation_id in reading.covers:
-            by_mutation[mutation_id].append(index)
-        by_check[item.evidence.check_type].append(index)
+    by_mutation, by_check = _candidates(items, readings)
+
     def after(i: int, mutation: Mutation) -> bool:  # by time, or by the run's commit
         return ordered_after(items[i], mutation, code_change, facts.subject)
 
@@ -306,18 +304,66 @@ def _readings(
     if not _none_ruled_out(items, policy, now, trust):
         return tuple(_read(item, index, policy, now, known, code_change, trust, pull)
                      for index, item in enumerate(items))
+    evidence = list(map(_EVIDENCE, items))
+    covers = list(map(attrgetter("covers"), evidence))
+    if _own_covers(covers, known) and _all_agree(evidence):  # the reading of each, in C
+        count = len(evidence)
+        return tuple(map(_Reading, repeat(True, count), repeat(None, count), covers,
+                         repeat((), count)))
     return tuple(
-        _Reading(True, None, evidence.covers if _known_one(evidence.covers, known)
-                 else _effective_covers(evidence, known, code_change),
-                 tuple(differences(evidence.expected, evidence.observed_value))
-                 if evidence.expected is not None and evidence.has_observed_value else ())
-        for evidence in map(_EVIDENCE, items))
+        _Reading(True, None, one.covers if _known_one(one.covers, known)
+                 else _effective_covers(one, known, code_change),
+                 tuple(differences(one.expected, one.observed_value))
+                 if one.expected is not None and one.has_observed_value else ())
+        for one in evidence)
+
+
+def _candidates(items: Sequence[EvidenceItem], readings: Sequence[_Reading],
+                ) -> tuple[dict[str, list[int]], dict[CheckType, list[int]]]:
+    """The items' indexes by the mutations they cover and by check type, in arrival order.
+    Items that each cover one mutation of their own, of one check type (one readback per
+    mutation), are indexed in C."""
+    covers = list(map(attrgetter("covers"), readings))
+    checks = list(map(_CHECK_TYPE, map(_EVIDENCE, items)))
+    count = len(items)
+    if set(map(len, covers)) == {1} and len(set(checks)) == 1:
+        by_mutation = dict(zip(map(itemgetter(0), covers), map(list, zip(range(count))),
+                               strict=True))
+        if len(by_mutation) == count:
+            return by_mutation, {checks[0]: list(range(count))}
+    by_mutation = defaultdict(list)
+    by_check: dict[CheckType, list[int]] = defaultdict(list)
+    for index, (covered, check) in enumerate(zip(covers, checks, strict=True)):
+        for mutation_id in covered:
+            by_mutation[mutation_id].append(index)
+        by_check[check].append(index)
+    return by_mutation, by_check
 
 
 def _known_one(covers: tuple[str, ...], known: Mapping[str, Mutation]) -> bool:
     """`_effective_covers` of an item that is no test run and names one known mutation is
     its own `covers` (a tuple, as the model makes it)."""
     return type(covers) is tuple and len(covers) == 1 and covers[0] in known
+
+
+def _own_covers(covers: Sequence[tuple[str, ...]], known: Mapping[str, Mutation]) -> bool:
+    """Whether `_effective_covers` of every item (none a test run) is its own `covers`: each
+    a tuple naming one known mutation or none (`_known_one`, asked of all at once in C)."""
+    return _TUPLES.issuperset(map(type, covers)) and max(map(len, covers), default=0) <= 1 \
+        and known.keys() >= set(chain.from_iterable(covers))
+
+
+def _all_agree(evidence: Sequence[Evidence]) -> bool:
+    """Whether `differences` finds nothing for every item that compares (an expectation and
+    an observation, both plain objects): each expected value a string that the observed
+    object holds under its key, asked of all of them at once in C."""
+    expected = list(map(attrgetter("expected"), evidence))
+    compared = list(map(is_not, expected, repeat(None)))
+    wanted = list(compress(expected, compared))
+    seen = list(compress(map(attrgetter("observed_value"), evidence), compared))
+    return _DICTS.issuperset(map(type, wanted)) and _DICTS.issuperset(map(type, seen)) \
+        and _STRINGS.issuperset(map(type, chain.from_iterable(map(dict.values, wanted)))) \
+        and all(map(le, map(dict.items, wanted), map(dict.items, seen)))
 
 
 _EVIDENCE = attrgetter("evidence")
