@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import compress, repeat
+from itertools import chain, compress, repeat
 from json.encoder import encode_basestring
-from operator import attrgetter, is_not, ne
+from operator import attrgetter, is_, is_not, ne
 from typing import Any, TypeVar
 
 from gate.claim.facts import EvidenceItem
@@ -35,6 +35,20 @@ _DUMPED = frozenset({"check_type", "target", "expected", "observed_value", "at",
 _VERIFIER_KEYS = frozenset({"id", "kind", "x-claimed-kind"})
 
 _EVIDENCE = attrgetter("evidence")
+_VERIFIER = attrgetter("verifier")
+_COVERS = attrgetter("covers")
+_CHECK = attrgetter("check_type")
+_OBSERVED_VALUE = attrgetter("observed_value")
+_AT = attrgetter("at")
+_ID = attrgetter("id")
+_ORIGIN = attrgetter("origin")
+_SOURCE = attrgetter("source")
+_COUNTS = attrgetter("counts")
+_SUPPORTS = attrgetter("supports")
+_SATISFIES = attrgetter("satisfies")
+_CONTRADICTS = attrgetter("contradicts_mutations")
+_TUPLES = frozenset({tuple})
+_STRINGS = frozenset({str})
 _OWN = attrgetter("verifier.extensions")
 _ADDED = attrgetter("extensions")
 _TARGET = attrgetter("target")
@@ -90,6 +104,18 @@ def _str_tuple(values: Sequence[Any]) -> tuple[str, ...]:
     return tuple(map(str, values))
 
 
+def _alike(column: list[Any], other: list[Any]) -> list[Any]:
+    """`other` when each value of `column` is written as its value in `other` is (the same
+    object, or tuples of strings equal to it: an item's covers and what it supports, mostly),
+    so the column is written once; else `column`."""
+    if all(map(is_, column, other)):
+        return other
+    if _TUPLES.issuperset(map(type, column)) \
+            and _STRINGS.issuperset(map(type, chain.from_iterable(column))) and column == other:
+        return other
+    return column
+
+
 class _Record:
     def __init__(self, columns: Columns) -> None:
         self.columns = columns
@@ -131,20 +157,21 @@ class _Record:
                           if not _VERIFIER_KEYS.isdisjoint(own[index])}
                          | {index for index in _indexes(added)
                             if not _DUMPED.isdisjoint(added[index])})
-        shapes = list(zip(
-            map(is_not, map(_TARGET, evidence), repeat(None)),
-            map(is_not, map(_EXPECTED, evidence), repeat(None)),
-            map(_OBSERVED, evidence), own,
-            map(ne, _memo(str, list(map(_KIND, evidence))),
-                map(_JUDGED.__getitem__, map(_INDEPENDENT, assessments))),
-            added, map(is_not, map(_PROBLEM, assessments), repeat(None)), strict=True,
-        ))
-        for index in unusual:
-            shapes[index] = ()
+        parts = [  # of each item's shape, a column each
+            list(map(is_not, map(_TARGET, evidence), repeat(None))),
+            list(map(is_not, map(_EXPECTED, evidence), repeat(None))),
+            list(map(_OBSERVED, evidence)), own,
+            list(map(ne, _memo(str, list(map(_KIND, evidence))),
+                     map(_JUDGED.__getitem__, map(_INDEPENDENT, assessments)))),
+            added, list(map(is_not, map(_PROBLEM, assessments), repeat(None))),
+        ]
         groups: dict[tuple[Any, ...], list[int]] = {}
-        if len(set(shapes)) == 1:
-            groups[shapes[0]] = list(range(len(shapes)))
+        if not unusual and all(part.count(part[0]) == len(part) for part in parts):
+            groups[tuple(part[0] for part in parts)] = list(range(len(items)))  # one shape
         else:
+            shapes: list[tuple[Any, ...]] = list(zip(*parts, strict=True))
+            for index in unusual:
+                shapes[index] = ()
             for index, shape in enumerate(shapes):
                 groups.setdefault(shape, []).append(index)
         groups.pop((), None)  # the unusual ones, written the long way below
@@ -170,20 +197,21 @@ class _Record:
               assessments: Sequence[Assessment]) -> list[str]:
         """Items of one shape at depth 2, keys in the order the record writes them."""
         target, expected, observed, own, claimed, added, problem = shape
-        evidence = [item.evidence for item in items]
-        verifiers = [one.verifier for one in evidence]
-        entries: list[_Entry] = [("check_type", _memo(str, [e.check_type for e in evidence]))]
+        evidence = list(map(_EVIDENCE, items))
+        verifiers = list(map(_VERIFIER, evidence))
+        covers = list(map(_COVERS, evidence))
+        entries: list[_Entry] = [("check_type", _memo(str, list(map(_CHECK, evidence))))]
         if target:
-            entries.append(("target", [e.target for e in evidence]))
+            entries.append(("target", list(map(_TARGET, evidence))))
         if expected:
             entries.append(("expected", [e.expected if type(e.expected) is dict
                                          else dict(e.expected or {}) for e in evidence]))
         if observed:
-            entries.append(("observed_value", [e.observed_value for e in evidence]))
-        entries.append(("at", _memo(format_rfc3339, [e.at for e in evidence])))
-        entries.append(("covers", [e.covers for e in evidence]))
+            entries.append(("observed_value", list(map(_OBSERVED_VALUE, evidence))))
+        entries.append(("at", _memo(format_rfc3339, list(map(_AT, evidence)))))
+        entries.append(("covers", covers))
         verifier: list[_Entry] = [
-            ("id", [v.id for v in verifiers]),
+            ("id", list(map(_ID, verifiers))),
             ("kind", list(map(_JUDGED.__getitem__, map(_INDEPENDENT, assessments)))),
             *((key, [v.extensions[key] for v in verifiers]) for key in own),
         ]
@@ -192,13 +220,13 @@ class _Record:
         entries.append(("verifier", _Nested(verifier)))
         entries.extend((key, [e.extensions[key] for e in evidence]) for key in added)
         gate: list[_Entry] = [
-            ("origin", _memo(str, [item.origin for item in items])),
-            ("source", [item.source for item in items]),
-            ("counts", [a.counts for a in assessments]),
-            ("covers", [a.covers for a in assessments]),
-            ("supports", [a.supports for a in assessments]),
-            ("satisfies", _memo(_str_tuple, [a.satisfies for a in assessments])),
-            ("contradicts", [a.contradicts_mutations for a in assessments]),
+            ("origin", _memo(str, list(map(_ORIGIN, items)))),
+            ("source", list(map(_SOURCE, items))),
+            ("counts", list(map(_COUNTS, assessments))),
+            ("covers", _alike(list(map(_COVERS, assessments)), covers)),
+            ("supports", _alike(list(map(_SUPPORTS, assessments)), covers)),
+            ("satisfies", _memo(_str_tuple, list(map(_SATISFIES, assessments)))),
+            ("contradicts", list(map(_CONTRADICTS, assessments))),
         ]
         if problem:
             problems = [a.problem for a in assessments]
@@ -206,7 +234,11 @@ class _Record:
                                              ("message", [p.message for p in problems if p])])))
         entries.append(("x-claim-gate", _Nested(gate)))
         template, columns = self.template(entries, 2)
-        written = [self.columns.write(column, depth, frozenset()) for column, depth in columns]
+        texts: dict[tuple[int, int], list[str]] = {}  # a column met twice is written once
+        written = [texts[id(column), depth] if (id(column), depth) in texts
+                   else texts.setdefault((id(column), depth),
+                                         self.columns.write(column, depth, frozenset()))
+                   for column, depth in columns]
         if not written:
             return [template % ()] * len(items)
         return list(map(template.__mod__, zip(*written, strict=True)))
