@@ -526,12 +526,15 @@ def _verdict(
     state = worst(j.state for j in judgements)
     assessments: list[Assessment] = []
     for i, (independent, problem, covers, contradiction) in enumerate(readings):
-        assessment = _new(Assessment)  # as _made makes it, without its call per item
-        assessment.__dict__.update(
-            independent=independent, covers=covers, problem=problem,
-            contradicts=bool(contradiction), supports=tuple(supports.get(i, ())),
-            contradicts_mutations=tuple(contradicts.get(i, ())),
-            satisfies=tuple(satisfies.get(i, ())))
+        assessment = _new(Assessment)  # as _made makes it, a field at a time (codec.py)
+        fields = assessment.__dict__
+        fields["independent"] = independent
+        fields["covers"] = covers
+        fields["problem"] = problem
+        fields["contradicts"] = bool(contradiction)
+        fields["supports"] = tuple(supports.get(i, ()))
+        fields["contradicts_mutations"] = tuple(contradicts.get(i, ()))
+        fields["satisfies"] = tuple(satisfies.get(i, ()))
         assessments.append(assessment)
     return Verdict(
         state=state, unmet=unmet, reason=_reason(state, unmet, claim), decided_at=now,
