@@ -441,8 +441,12 @@ def _judge_mutations(
     for mutation in mutations:
         candidates = by_mutation.get(mutation.id, ())
         at = mutation.at
-        if candidates and mutation.id not in future \
-                and all(clean[i] and ats[i] > at for i in candidates):
+        if len(candidates) == 1:  # most: one item covers it (no generator for one)
+            only = candidates[0]
+            supports = clean[only] and ats[only] > at
+        else:
+            supports = bool(candidates) and all(clean[i] and ats[i] > at for i in candidates)
+        if supports and mutation.id not in future:
             judgement = _new(Judgement)
             fields = judgement.__dict__
             fields.update(verified)
