@@ -195,3 +195,17 @@ def test_covers_and_supports_equal_but_written_apart_are_written_as_the_long_way
     verdict = replace(verdict, items=(odd, odd),
                       assessments=(replace(assessment, supports=truths, covers=ones),) * 2)
     assert record_text(loaded.document.raw, verdict) == long_way(loaded, verdict)
+
+
+@pytest.mark.parametrize("second", [{"zip": "94107"}, {"zip": True}, {"zip": 1}, {"zip": 1.0}])
+def test_objects_every_item_writes_alike_or_not_are_written_as_the_long_way(
+        second: dict[str, Any]) -> None:
+    """A column whose texts are all one text goes into the template once: equal objects
+    (`expected` of every readback); 1, True and 1.0 are written apart."""
+    loaded, verdict = EXAMPLE
+    item, assessment = verdict.items[0], verdict.assessments[0]
+    items = tuple(replace(item, evidence=replace(item.evidence, expected=expected,
+                                                 observed_value=expected))
+                  for expected in ({"zip": 1}, second, {"zip": 1}))
+    verdict = replace(verdict, items=items, assessments=(assessment,) * 3)
+    assert record_text(loaded.document.raw, verdict) == long_way(loaded, verdict)

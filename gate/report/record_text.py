@@ -233,29 +233,38 @@ class _Record:
             gate.append(("problem", _Nested([("code", [p.code for p in problems if p]),
                                              ("message", [p.message for p in problems if p])])))
         entries.append(("x-claim-gate", _Nested(gate)))
-        template, columns = self.template(entries, 2)
+        template, columns = self.template(entries, 2, {})
         texts: dict[tuple[int, int], list[str]] = {}  # a column met twice is written once
         written = [texts[id(column), depth] if (id(column), depth) in texts
                    else texts.setdefault((id(column), depth),
                                          self.columns.write(column, depth, frozenset()))
                    for column, depth in columns]
+        alike = {place: text[0] for place, text in texts.items()
+                 if len(text) > 1 and text.count(text[0]) == len(text)}
+        if alike:  # written the same for every item (objects equal, e.g. `expected`)
+            template, columns = self.template(entries, 2, alike)
+            written = [texts[id(column), depth] for column, depth in columns]
         if not written:
             return [template % ()] * len(items)
         return list(map(template.__mod__, zip(*written, strict=True)))
 
-    def template(self, entries: Sequence[_Entry],
-                 depth: int) -> tuple[str, list[tuple[Sequence[Any], int]]]:
+    def template(self, entries: Sequence[_Entry], depth: int,
+                 fixed: Mapping[tuple[int, int], str],
+                 ) -> tuple[str, list[tuple[Sequence[Any], int]]]:
         """The object's text at `depth` with a `%s` per value, and each value's column with
-        the depth it is written at; nested objects are spelt into the template."""
+        the depth it is written at; nested objects are spelt into the template, and so is a
+        column every item writes alike (`fixed`: its text by the column's id and depth)."""
         inner = self.columns.newline(depth + 1)
         columns: list[tuple[Sequence[Any], int]] = []
         parts = []
         for key, value in entries:
             name = encode_basestring(key).replace("%", "%%")
             if isinstance(value, _Nested):
-                nested, more = self.template(value.entries, depth + 1)
+                nested, more = self.template(value.entries, depth + 1, fixed)
                 parts.append(f"{name}: {nested}")
                 columns.extend(more)
+            elif (id(value), depth + 1) in fixed:
+                parts.append(f"{name}: {fixed[id(value), depth + 1].replace('%', '%%')}")
             elif constant(value):  # the same text for every item: once, into the template
                 text = self.columns.write(value[:1], depth + 1, frozenset())[0]
                 parts.append(f"{name}: {text.replace('%', '%%')}")
