@@ -164,7 +164,7 @@ class Columns:
             raise Unusual  # an object inside itself: json.dumps names the cycle
         inside = outer | ids
         shapes = list(map(tuple, values))
-        if len(set(shapes)) == 1:
+        if shapes and shapes.count(shapes[0]) == len(shapes):  # one shape, no hash of each
             return self.group(values, shapes[0], depth, inside)
         texts = [""] * len(values)
         flat = [index for index, value in enumerate(values)
