@@ -10,12 +10,15 @@ import json
 from dataclasses import FrozenInstanceError, fields
 from pathlib import Path
 from typing import Any
+from unittest.mock import patch
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gate.claim.codec import claim_times, extensions_of, parse_claim, parse_evidence, read_times
 from gate.claim.errors import InvalidInput
-from gate.claim.jsondoc import MAX_DEPTH, parse_json
+from gate.claim.jsondoc import MAX_DEPTH, _parse_long_way, parse_json
 from gate.claim.loader import _semantic_problems, load_claim
 from gate.claim.model import CheckType, Claim, Mutation, Task, VerifierKind
 from gate.claim.timefmt import TimestampError, parse_rfc3339
@@ -214,3 +217,53 @@ def test_the_semantic_check_answers_as_the_long_way(tmp_path: Path, change: str)
     assert len(told) == len(problems)
     for line, (where, message) in zip(told, problems, strict=True):
         assert f"{where}: {message}" in line
+
+
+SPACES = st.sampled_from(["", "", " ", "\t", "\n", "\r", "  "])
+KEYS = st.sampled_from(["a", "b", "a:", ":", '"', '":', "x-a", ""])
+SCALAR_TEXTS = st.sampled_from(['1', 'true', 'null', '":"', '"\\":"', '": x"', '"a"', '" :"'])
+
+
+@st.composite
+def object_texts(draw: st.DrawFn, depth: int = 2) -> str:
+    """An object's text with keys that may repeat, white space around each colon or none,
+    and strings that hold `":` themselves (escaped quotes, a leading colon)."""
+    members = []
+    for key in draw(st.lists(KEYS, max_size=4)):
+        value = draw(object_texts(depth - 1)) if depth and draw(st.booleans()) \
+            else draw(SCALAR_TEXTS)
+        members.append(f"{json.dumps(key)}{draw(SPACES)}:{draw(SPACES)}{value}")
+    return "{" + ",".join(members) + "}"
+
+
+def _outcome(parse: Any, text: str) -> tuple[str, Any]:
+    try:
+        return "parsed", parse(text, "doc.json", "claim")
+    except InvalidInput as exc:
+        return "refused", str(exc)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(object_texts(), min_size=1, max_size=3).map(lambda texts: "[" + ",".join(texts)
+                                                               + "]"))
+def test_a_key_lost_to_a_repeat_is_found_as_the_long_way_finds_it(text: str) -> None:
+    """Parsed without the pairs hook and cleared by counting `":`, or parsed again the long
+    way: the same value, or the same refusal with the same words, for every text."""
+    assert _outcome(parse_json, text) == _outcome(_parse_long_way, text)
+
+
+@pytest.mark.parametrize("text", [
+    '{"a": 1, "a": 2, "b" : 3}',  # a spaced key beside the repeat: the count cannot clear it
+    '{"a": 1, "a": 2, "b"\n: 3}', '{"a": 1, "a": 2, "b"\t:3, "c"\r:4}',
+    '{"a": 1, "a": 2, "s": "\\":"}',  # a `":` inside a string: counted, never enough
+    '{"a": {"b": 1, "b": 1}, "c": [{"d": 2}, {"e": 3, "e": 3}]}',
+])
+def test_a_repeated_key_is_refused_however_the_text_is_spaced(text: str) -> None:
+    with pytest.raises(InvalidInput, match="appears twice in one object"):
+        parse_json(text, "doc.json", "claim")
+
+
+def test_a_text_the_count_clears_is_parsed_without_the_long_way() -> None:
+    text = json.dumps({"a": [{"b": "18:04:02", "c": {"d": None}}], "e": "x: y"})
+    with patch("gate.claim.jsondoc._parse_long_way", side_effect=AssertionError):
+        assert parse_json(text, "doc.json", "claim") == json.loads(text)

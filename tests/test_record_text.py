@@ -25,7 +25,7 @@ from gate.engine.decide import decide
 from gate.engine.results import Assessment, Problem, Verdict
 from gate.report.json_text import indented_json
 from gate.report.record import completed_record
-from gate.report.record_text import record_text
+from gate.report.record_text import _alike, record_text
 
 ROOT = Path(__file__).resolve().parent.parent
 NOW = datetime(2026, 8, 27, 18, 5, tzinfo=UTC)
@@ -158,4 +158,54 @@ def test_an_extension_beside_or_in_place_of_a_dumped_key_is_written_as_the_long_
                        verifier=replace(item.evidence.verifier, extensions=own))
     verdict = replace(verdict, items=(replace(item, evidence=evidence), item),
                       assessments=(replace(assessment, independent=independent), assessment))
+    assert record_text(loaded.document.raw, verdict) == long_way(loaded, verdict)
+
+
+def test_the_end_is_written_after_the_record_whichever_way_it_is_written() -> None:
+    """`end` (the output's last new line) is joined with the record's pieces, and follows the
+    long way's text too."""
+    loaded, verdict = EXAMPLE
+    raw = loaded.document.raw
+    assert record_text(raw, verdict, end="\n") == long_way(loaded, verdict) + "\n"
+    odd = {**raw, 7: "seven"}  # a key the writer does not spell: the long way
+    assert record_text(odd, verdict, end="\n") == json.dumps(
+        completed_record(odd, verdict), indent=2, ensure_ascii=False) + "\n"
+
+
+def test_a_column_is_written_once_only_for_values_written_alike() -> None:
+    """An item's covers stand for what it supports only when each is the same object or
+    tuples of strings equal to them: 1 and True, a list and a tuple, are written apart."""
+    covers = [("m1",), ("m2",)]
+    assert _alike(list(covers), covers) is covers
+    assert _alike([("m1",), ("m2",)], covers) is covers
+    for column in ([("m1",), ("m3",)], [["m1"], ["m2"]], [(1,), (True,)]):
+        assert _alike(column, covers) is column
+    numbers: list[Any] = [(1,), (2,)]
+    truths: list[Any] = [(True,), (2,)]
+    assert truths == numbers
+    assert _alike(truths, numbers) is truths
+
+
+def test_covers_and_supports_equal_but_written_apart_are_written_as_the_long_way() -> None:
+    loaded, verdict = EXAMPLE
+    item, assessment = verdict.items[0], verdict.assessments[0]
+    odd = replace(item, evidence=replace(item.evidence, covers=(1,)))  # type: ignore[arg-type]
+    ones: Any = (1,)
+    truths: Any = (True,)
+    verdict = replace(verdict, items=(odd, odd),
+                      assessments=(replace(assessment, supports=truths, covers=ones),) * 2)
+    assert record_text(loaded.document.raw, verdict) == long_way(loaded, verdict)
+
+
+@pytest.mark.parametrize("second", [{"zip": "94107"}, {"zip": True}, {"zip": 1}, {"zip": 1.0}])
+def test_objects_every_item_writes_alike_or_not_are_written_as_the_long_way(
+        second: dict[str, Any]) -> None:
+    """A column whose texts are all one text goes into the template once: equal objects
+    (`expected` of every readback); 1, True and 1.0 are written apart."""
+    loaded, verdict = EXAMPLE
+    item, assessment = verdict.items[0], verdict.assessments[0]
+    items = tuple(replace(item, evidence=replace(item.evidence, expected=expected,
+                                                 observed_value=expected))
+                  for expected in ({"zip": 1}, second, {"zip": 1}))
+    verdict = replace(verdict, items=items, assessments=(assessment,) * 3)
     assert record_text(loaded.document.raw, verdict) == long_way(loaded, verdict)

@@ -83,9 +83,39 @@ def _refuse_constant(name: str) -> Any:
 
 
 def parse_json(text: str, source: str, what: str) -> Any:
-    """Parse JSON strictly: no duplicate keys, no NaN/Infinity, at most MAX_DEPTH deep."""
+    """Parse JSON strictly: no duplicate keys, no NaN/Infinity, at most MAX_DEPTH deep.
+
+    Parsed first without the pairs hook (the C parser then builds each object itself, in
+    half the time: issue 23), and a key lost to a repeat is then ruled out by counting
+    (`_no_key_lost`); a text that the count cannot clear, or that fails in any way, is
+    parsed again the long way, which finds and names what is wrong as it always did."""
     if not text.strip():
         raise InvalidInput(source, None, f"the {what} is empty", f"write the {what} as JSON")
+    try:
+        value = json.loads(text, parse_constant=_refuse_constant)
+        keys = _check_depth(value, source, what, text)
+    except (ValueError, RecursionError, InvalidInput):
+        return _parse_long_way(text, source, what)
+    if not _no_key_lost(text, keys):
+        return _parse_long_way(text, source, what)
+    return value
+
+
+#: A colon right after JSON white space: a key whose closing quote does not touch its colon.
+_SPACED_COLON = re.compile(r":(?<=[ \t\n\r]:)")
+
+
+def _no_key_lost(text: str, keys: int) -> bool:
+    """Whether no object of the document lost a key to a repeat, by counting: `keys` (what
+    the parsed objects hold) is the text's key tokens less those lost. Where no
+    colon follows white space, every key's closing quote touches its colon, so each key
+    token is one `":` of the text (the others are inside strings): the count of `":` is at
+    least the key tokens, and equal to `keys` only when none was lost."""
+    return text.count('":') == keys and _SPACED_COLON.search(text) is None
+
+
+def _parse_long_way(text: str, source: str, what: str) -> Any:
+    """Each object through the pairs hook (a repeated key named), then the nesting walk."""
     try:
         value = json.loads(
             text, object_pairs_hook=_no_duplicate_keys, parse_constant=_refuse_constant
@@ -110,20 +140,23 @@ def parse_json(text: str, source: str, what: str) -> Any:
 _CONTAINERS = (dict, list)  # a tuple: isinstance with `dict | list` is slower per call
 
 
-def _check_depth(value: Any, source: str, what: str, text: str) -> None:
+def _check_depth(value: Any, source: str, what: str, text: str) -> int:
     """Refuse nesting past MAX_DEPTH and lone surrogates, one level at a time.
 
     Every value is a level, a scalar too (the root is level 1): a non-empty container at
     level MAX_DEPTH is refused whatever it holds, so whether the strings are looked at cannot
     move the limit. They are looked at only when a lone surrogate could be there: it is
     spelt by a \\u escape (or is in a text not decoded from UTF-8); without one, only the
-    containers are walked (issue 23: this walk was a tenth of a large claim's time)."""
+    containers are walked (issue 23: this walk was a tenth of a large claim's time).
+    Returns how many keys the objects hold."""
     strings = _SURROGATE_ESCAPE.search(text) is not None or not _encodes(text)
     pending: list[str] = [value] if strings and isinstance(value, str) else []
     dicts: list[dict[str, Any]] = [value] if isinstance(value, dict) else []
     lists: list[list[Any]] = [value] if isinstance(value, list) else []
     depth = 1
+    keys = 0  # the keys every object holds, for `_no_key_lost`
     while dicts or lists or pending:  # pending: this level's strings, when looked at
+        keys += sum(map(len, dicts))
         if strings:
             for found in chain(pending, chain.from_iterable(dicts)):  # strings and keys
                 _check_unicode(found, source, what, text)
@@ -144,6 +177,7 @@ def _check_depth(value: Any, source: str, what: str, text: str) -> None:
         dicts = [child for child in members if isinstance(child, dict)]
         lists = [child for child in members if isinstance(child, list)]
         depth += 1
+    return keys
 
 
 def _encodes(text: str) -> bool:

@@ -16,7 +16,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 from functools import partial
-from operator import eq
+from itertools import chain, compress, repeat
+from operator import and_, attrgetter, eq, is_, is_not, itemgetter, le, not_
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from gate import GATE_ID
@@ -60,6 +61,8 @@ _CLOSENESS = (
 )
 _MAX_LISTED = 3
 _STRINGS = frozenset({str})
+_TUPLES = frozenset({tuple})
+_DICTS = frozenset({dict})
 _Made = TypeVar("_Made", Assessment, Judgement)
 
 
@@ -107,9 +110,12 @@ def _made(kind: type[_Made], **fields: Any) -> _Made:
     in field order, into the instance's dict, without the frozen __init__'s
     object.__setattr__ per field (as gate/claim/codec.py makes the model; issue 23).
     tests/test_decide_fast_paths.py holds it to the class's own __init__."""
-    made = object.__new__(kind)
+    made = _new(kind)
     made.__dict__.update(fields)
     return made
+
+
+_new = object.__new__
 
 
 def _problem_of(
@@ -151,8 +157,8 @@ def _problem_of(
             f"{_describe_item(index, evidence)} states what it expected but records no"
             " observed_value",
         )
-    counted = count_problem(evidence)
-    if counted is not None:
+    counted = count_problem(evidence) if evidence.check_type is CheckType.TEST_RUN else None
+    if counted is not None:  # only a test run's counts are read (count_problem)
         return True, Problem(counted.code, f"{_describe_item(index, evidence)}: {counted.message}")
     return True, None
 
@@ -184,26 +190,24 @@ def decide(claim: Claim, facts: Facts, policy: Policy, now: datetime) -> Verdict
     known = {mutation.id: mutation for mutation in claim.mutations}
     code_change = tuple(m.id for m in claim.mutations if m.kind in policy.code_change_kinds)
     trust = judge_once(policy.trusted_verifiers)
-    readings = tuple(
-        _read(item, index, policy, now, known, code_change, trust, facts.pull)
-        for index, item in enumerate(items)
-    )
+    readings = _readings(items, policy, now, known, code_change, trust, facts.pull)
     future = {m: invalid_time_problem(known[m], now) for m in future_mutations(claim, now)}
-    by_mutation: dict[str, list[int]] = defaultdict(list)
-    by_check: dict[CheckType, list[int]] = defaultdict(list)
-    for index, (item, reading) in enumerate(zip(items, readings, strict=True)):
-        for mutation_id in reading.covers:
-            by_mutation[mutation_id].append(index)
-        by_check[item.evidence.check_type].append(index)
+    by_mutation, by_check = _candidates(items, readings)
+
     def after(i: int, mutation: Mutation) -> bool:  # by time, or by the run's commit
         return ordered_after(items[i], mutation, code_change, facts.subject)
 
+    clean = [reading.problem is None and not reading.contradiction for reading in readings]
+    by_mutations = _judge_mutations(claim.mutations, by_mutation, items, readings, clean,
+                                    future, after)
+    supported = {mutation.id: len(judgement.supporting) == len(by_mutation.get(mutation.id, ()))
+                 for mutation, judgement in zip(claim.mutations, by_mutations, strict=True)}
     judgements = [
-        *(_judge_mutation(mutation, by_mutation.get(mutation.id, []), items, readings,
-                          future.get(mutation.id), after)
-          for mutation in claim.mutations),
-        *(_judge_requirement(check, by_check.get(check, []), items, readings, known, future,
-                             after)
+        *by_mutations,
+        *(_met(check, by_check[check])
+          if _all_support(by_check.get(check, ()), readings, clean, supported)
+          else _judge_requirement(check, by_check.get(check, []), items, readings, known,
+                                  future, after)
           for check in policy.requires),
         *rule_judgements(facts, policy),
         *claim_judgements(claim, facts, policy),
@@ -226,9 +230,26 @@ def _items(claim: Claim, facts: Facts, policy: Policy) -> tuple[EvidenceItem, ..
     and for the change's reach into the run that produced them, each held against the
     decision's subject (`binding`), and each record held to the job that handed it on
     (`judge_channel`: that refusal replaces any other)."""
-    own = tuple(EvidenceItem(e, Origin.CLAIM, "claim") for e in claim.evidence)
+    own = _claim_items(claim.evidence)
     observed = tuple(judge_channel(_observed(item, facts, policy)) for item in facts.items)
     return own + tuple(bind_records_to_junit(observed))
+
+
+def _claim_items(evidence: Sequence[Evidence]) -> tuple[EvidenceItem, ...]:
+    """`EvidenceItem(e, Origin.CLAIM, "claim")` of each: the first one's fields (in field
+    order) copied into each instance's dict, its evidence put in its place; as `_made` makes
+    an instance, without a call and a keyword dict per item (issue 23)."""
+    if not evidence:
+        return ()
+    fields = vars(EvidenceItem(evidence[0], Origin.CLAIM, "claim"))
+    made: list[EvidenceItem] = []
+    for one in evidence:
+        item = _new(EvidenceItem)
+        own = item.__dict__
+        own.update(fields)
+        own["evidence"] = one
+        made.append(item)
+    return tuple(made)
 
 
 def _observed(item: EvidenceItem, facts: Facts, policy: Policy) -> EvidenceItem:
@@ -256,17 +277,122 @@ def _read(
     trust: Callable[[EvidenceItem], TrustJudgement], pull: PullObservation | None = None,
 ) -> _Reading:
     independent, problem = _problem_of(item, index, policy, now, trust)
-    expected = item.evidence.expected
+    evidence = item.evidence
+    expected = evidence.expected
     contradiction = (
-        differences(expected, item.evidence.observed_value)
-        if expected is not None and item.evidence.has_observed_value else []
-    ) + list(count_contradictions(item.evidence))
-    if problem is None:  # what GitHub says of the item's run: its base, how it ended
+        differences(expected, evidence.observed_value)
+        if expected is not None and evidence.has_observed_value else []
+    )
+    if evidence.check_type is CheckType.TEST_RUN:  # only a test run's counts contradict
+        contradiction += count_contradictions(evidence)
+    if problem is None and item.producer is not None:  # GitHub's word on the item's run
         found = item_problem(item, pull, bool(contradiction))
-        problem = Problem(found.code, f"{_describe_item(index, item.evidence)}: {found.message}") \
+        problem = Problem(found.code, f"{_describe_item(index, evidence)}: {found.message}") \
             if found else None
-    return _Reading(independent, problem, _effective_covers(item.evidence, known, code_change),
+    return _Reading(independent, problem, _effective_covers(evidence, known, code_change),
                     tuple(contradiction))
+
+
+def _readings(
+    items: Sequence[EvidenceItem], policy: Policy, now: datetime,
+    known: Mapping[str, Mutation], code_change: tuple[str, ...],
+    trust: Callable[[EvidenceItem], TrustJudgement], pull: PullObservation | None = None,
+) -> tuple[_Reading, ...]:
+    """`_read` of each item. When `_none_ruled_out` finds, of all the items at once, that no
+    item can have a problem, only what differs per item (its comparison, its covers) is read
+    one by one, without `_read`'s steps for each (issue 23); else each item is `_read`."""
+    if not _none_ruled_out(items, policy, now, trust):
+        return tuple(_read(item, index, policy, now, known, code_change, trust, pull)
+                     for index, item in enumerate(items))
+    evidence = list(map(_EVIDENCE, items))
+    covers = list(map(attrgetter("covers"), evidence))
+    if _own_covers(covers, known) and _all_agree(evidence):  # the reading of each, in C
+        count = len(evidence)
+        return tuple(map(_Reading, repeat(True, count), repeat(None, count), covers,
+                         repeat((), count)))
+    return tuple(
+        _Reading(True, None, one.covers if _known_one(one.covers, known)
+                 else _effective_covers(one, known, code_change),
+                 tuple(differences(one.expected, one.observed_value))
+                 if one.expected is not None and one.has_observed_value else ())
+        for one in evidence)
+
+
+def _candidates(items: Sequence[EvidenceItem], readings: Sequence[_Reading],
+                ) -> tuple[dict[str, list[int]], dict[CheckType, list[int]]]:
+    """The items' indexes by the mutations they cover and by check type, in arrival order.
+    Items that each cover one mutation of their own, of one check type (one readback per
+    mutation), are indexed in C."""
+    covers = list(map(attrgetter("covers"), readings))
+    checks = list(map(_CHECK_TYPE, map(_EVIDENCE, items)))
+    count = len(items)
+    if set(map(len, covers)) == {1} and len(set(checks)) == 1:
+        by_mutation = dict(zip(map(itemgetter(0), covers), map(list, zip(range(count))),
+                               strict=True))
+        if len(by_mutation) == count:
+            return by_mutation, {checks[0]: list(range(count))}
+    by_mutation = defaultdict(list)
+    by_check: dict[CheckType, list[int]] = defaultdict(list)
+    for index, (covered, check) in enumerate(zip(covers, checks, strict=True)):
+        for mutation_id in covered:
+            by_mutation[mutation_id].append(index)
+        by_check[check].append(index)
+    return by_mutation, by_check
+
+
+def _known_one(covers: tuple[str, ...], known: Mapping[str, Mutation]) -> bool:
+    """`_effective_covers` of an item that is no test run and names one known mutation is
+    its own `covers` (a tuple, as the model makes it)."""
+    return type(covers) is tuple and len(covers) == 1 and covers[0] in known
+
+
+def _own_covers(covers: Sequence[tuple[str, ...]], known: Mapping[str, Mutation]) -> bool:
+    """Whether `_effective_covers` of every item (none a test run) is its own `covers`: each
+    a tuple naming one known mutation or none (`_known_one`, asked of all at once in C)."""
+    return _TUPLES.issuperset(map(type, covers)) and max(map(len, covers), default=0) <= 1 \
+        and known.keys() >= set(chain.from_iterable(covers))
+
+
+def _all_agree(evidence: Sequence[Evidence]) -> bool:
+    """Whether `differences` finds nothing for every item that compares (an expectation and
+    an observation, both plain objects): each expected value a string that the observed
+    object holds under its key, asked of all of them at once in C."""
+    expected = list(map(attrgetter("expected"), evidence))
+    compared = list(map(is_not, expected, repeat(None)))
+    wanted = list(compress(expected, compared))
+    seen = list(compress(map(attrgetter("observed_value"), evidence), compared))
+    return _DICTS.issuperset(map(type, wanted)) and _DICTS.issuperset(map(type, seen)) \
+        and _STRINGS.issuperset(map(type, chain.from_iterable(map(dict.values, wanted)))) \
+        and all(map(le, map(dict.items, wanted), map(dict.items, seen)))
+
+
+_EVIDENCE = attrgetter("evidence")
+_AT = attrgetter("at")
+_CHECK_TYPE = attrgetter("check_type")
+
+
+def _none_ruled_out(items: Sequence[EvidenceItem], policy: Policy, now: datetime,
+                    trust: Callable[[EvidenceItem], TrustJudgement]) -> bool:
+    """Whether `_read` finds no problem in any item, asked of all of them at once: none
+    disqualified by a collector, none from a CI run (`item_problem`) or a test run (its
+    counts are read), each judged independent, none expecting without an observation, and
+    every observation fresh, by the newest and the oldest of its check type."""
+    if not all(map(is_, map(attrgetter("disqualified"), items), repeat(None))) \
+            or not all(map(is_, map(attrgetter("producer"), items), repeat(None))) \
+            or not all(map(attrgetter("independent"), map(trust, items))):
+        return False
+    evidence = list(map(_EVIDENCE, items))
+    checks = set(map(_CHECK_TYPE, evidence))
+    if CheckType.TEST_RUN in checks or any(map(
+            and_, map(is_not, map(attrgetter("expected"), evidence), repeat(None)),
+            map(not_, map(attrgetter("has_observed_value"), evidence)))):
+        return False
+    for check in checks:
+        times = list(map(_AT, evidence)) if len(checks) == 1 \
+            else [one.at for one in evidence if one.check_type is check]
+        if max(times) > now or (now - min(times)).total_seconds() > policy.max_age_for(check):
+            return False
+    return True
 
 
 def _judge_mutation(
@@ -298,6 +424,54 @@ def _judge_mutation(
     if invalid_time is not None and unmet is not None and found.contradicting:
         unmet = replace(unmet, message=f"{unmet.message}; {invalid_time.message}")
     return _judgement(f"mutation {mutation.id}", unmet, found)
+
+
+def _judge_mutations(
+    mutations: Sequence[Mutation], by_mutation: Mapping[str, Sequence[int]],
+    items: Sequence[EvidenceItem], readings: Sequence[_Reading], clean: Sequence[bool],
+    future: Mapping[str, Problem], after: Callable[[int, Mutation], bool],
+) -> list[Judgement]:
+    """`_judge_mutation` of each mutation; one that every candidate supports by time (each
+    `clean`: no problem, no contradiction; each observed after it) is judged here, as that
+    fast path judges it, without a call per mutation and per candidate (issue 23). Ordering
+    by the run's commit and the weighing stay `_judge_mutation`'s."""
+    judged: list[Judgement] = []
+    ats = [item.evidence.at for item in items]
+    verified = vars(Judgement("", VerdictState.VERIFIED))  # every field, in field order
+    for mutation in mutations:
+        candidates = by_mutation.get(mutation.id, ())
+        at = mutation.at
+        if len(candidates) == 1:  # most: one item covers it (no generator for one)
+            only = candidates[0]
+            supports = clean[only] and ats[only] > at
+        else:
+            supports = bool(candidates) and all(clean[i] and ats[i] > at for i in candidates)
+        if supports and mutation.id not in future:
+            judgement = _new(Judgement)
+            fields = judgement.__dict__
+            fields.update(verified)
+            fields["subject"] = f"mutation {mutation.id}"
+            fields["supporting"] = tuple(candidates)
+        else:
+            judgement = _judge_mutation(mutation, candidates, items, readings,
+                                        future.get(mutation.id), after)
+        judged.append(judgement)
+    return judged
+
+
+def _all_support(candidates: Sequence[int], readings: Sequence[_Reading], clean: Sequence[bool],
+                 supported: Mapping[str, bool]) -> bool:
+    """Whether `_judge_requirement` finds every candidate supporting, without weighing each:
+    each is `clean` and covers only mutations that each of their candidates supports (so it
+    was observed after each, none of them dated in the future: what the weighing asks)."""
+    return bool(candidates) and all(
+        clean[i] and all(map(supported.get, readings[i].covers, repeat(False)))
+        for i in candidates)
+
+
+def _met(check: CheckType, candidates: Sequence[int]) -> Judgement:
+    """The requirement's judgement when `_all_support`: met by every candidate."""
+    return Judgement(f"requirement {check}", VerdictState.VERIFIED, None, tuple(candidates))
 
 
 def _judge_requirement(
@@ -354,17 +528,21 @@ def _verdict(
                 contradicts[index].append(name)
     unmet = tuple(j.unmet for j in judgements if j.unmet is not None)
     state = worst(j.state for j in judgements)
-    assessments = tuple(
-        _made(Assessment, independent=reading.independent, covers=reading.covers,
-              problem=reading.problem, contradicts=bool(reading.contradiction),
-              supports=tuple(supports.get(i, ())),
-              contradicts_mutations=tuple(contradicts.get(i, ())),
-              satisfies=tuple(satisfies.get(i, ())))
-        for i, reading in enumerate(readings)
-    )
+    assessments: list[Assessment] = []
+    for i, (independent, problem, covers, contradiction) in enumerate(readings):
+        assessment = _new(Assessment)  # as _made makes it, a field at a time (codec.py)
+        fields = assessment.__dict__
+        fields["independent"] = independent
+        fields["covers"] = covers
+        fields["problem"] = problem
+        fields["contradicts"] = bool(contradiction)
+        fields["supports"] = tuple(supports.get(i, ()))
+        fields["contradicts_mutations"] = tuple(contradicts.get(i, ()))
+        fields["satisfies"] = tuple(satisfies.get(i, ()))
+        assessments.append(assessment)
     return Verdict(
         state=state, unmet=unmet, reason=_reason(state, unmet, claim), decided_at=now,
-        decided_by=GATE_ID, policy=policy, items=items, assessments=assessments,
+        decided_by=GATE_ID, policy=policy, items=items, assessments=tuple(assessments),
         judgements=judgements,
     )
 

@@ -19,8 +19,9 @@ from __future__ import annotations
 import json
 import json.encoder
 from collections.abc import Sequence
-from itertools import chain
+from itertools import chain, repeat
 from json.encoder import encode_basestring
+from operator import is_
 from typing import Any
 
 #: The standard library's C encoder (None on an interpreter without the accelerator).
@@ -48,6 +49,19 @@ def indented_json(value: Any) -> str:
         return Columns().write([value], 0, frozenset())[0]
     except (Unusual, RecursionError):  # json.dumps says which (a cycle: ValueError)
         return json.dumps(value, indent=2, ensure_ascii=False)
+
+
+def constant(values: Sequence[Any]) -> bool:
+    """Whether every value of a column is written as the same text: one object throughout, or
+    strings equal to the first (an equal str subclass, a StrEnum, writes the same text too).
+    Only these: 1, True and 1.0 are equal and written apart, as are 0.0 and -0.0. Such a
+    column (a check type, a verifier, a gate's constant) is written once into its template."""
+    if len(values) < 2:
+        return False
+    first = values[0]
+    if all(map(is_, values, repeat(first))):
+        return True
+    return type(first) is str and values[-1] == first and values.count(first) == len(values)
 
 
 def _scalar(value: Any) -> str:
@@ -150,7 +164,7 @@ class Columns:
             raise Unusual  # an object inside itself: json.dumps names the cycle
         inside = outer | ids
         shapes = list(map(tuple, values))
-        if len(set(shapes)) == 1:
+        if shapes and shapes.count(shapes[0]) == len(shapes):  # one shape, no hash of each
             return self.group(values, shapes[0], depth, inside)
         texts = [""] * len(values)
         flat = [index for index, value in enumerate(values)
@@ -177,12 +191,21 @@ class Columns:
             raise Unusual  # json.dumps turns such keys into strings its own way
         if not keys:
             return ["{}"] * len(rows)
-        columns = zip(*map(dict.values, rows), strict=True)
-        written = [self.write(column, depth + 1, inside) for column in columns]
+        parts = []
+        written = []
+        for key, column in zip(keys, zip(*map(dict.values, rows), strict=True), strict=True):
+            name = encode_basestring(key).replace("%", "%%")
+            if constant(column):  # written once, into the template
+                text = self.write(column[:1], depth + 1, inside)[0]
+                parts.append(f"{name}: {text.replace('%', '%%')}")
+            else:
+                parts.append(f"{name}: %s")
+                written.append(self.write(column, depth + 1, inside))
         between = "," + self.newline(depth + 1)
-        template = "{" + self.newline(depth + 1) + between.join(
-            encode_basestring(key).replace("%", "%%") + ": %s" for key in keys
-        ) + self.newline(depth) + "}"
+        template = "{" + self.newline(depth + 1) + between.join(parts) + self.newline(depth) \
+            + "}"
+        if not written:
+            return [template % ()] * len(rows)
         return list(map(template.__mod__, zip(*written, strict=True)))
 
     def arrays(self, values: Sequence[Sequence[Any]], depth: int,
@@ -201,7 +224,7 @@ class Columns:
         start = 0
         for length in map(len, values):
             if length:
-                texts.append(opened + between.join(items[start:start + length]) + closed)
+                texts.append(f"{opened}{between.join(items[start:start + length])}{closed}")
                 start += length
             else:
                 texts.append("[]")

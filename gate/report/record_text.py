@@ -16,16 +16,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import compress, repeat
+from itertools import chain, compress, repeat
 from json.encoder import encode_basestring
-from operator import attrgetter, is_not, ne
+from operator import attrgetter, is_, is_not, ne
 from typing import Any, TypeVar
 
 from gate.claim.facts import EvidenceItem
 from gate.claim.model import JSON
 from gate.claim.timefmt import format_rfc3339
 from gate.engine.results import Assessment, Verdict
-from gate.report.json_text import Columns, Unusual, c_make_encoder, indented_json
+from gate.report.json_text import Columns, Unusual, c_make_encoder, constant, indented_json
 from gate.report.record import OWNED, completed_record, evidence_json, policy_json, verdict_json
 
 #: What `dump_evidence` and the record write on an item; an extension of the same name
@@ -35,6 +35,20 @@ _DUMPED = frozenset({"check_type", "target", "expected", "observed_value", "at",
 _VERIFIER_KEYS = frozenset({"id", "kind", "x-claimed-kind"})
 
 _EVIDENCE = attrgetter("evidence")
+_VERIFIER = attrgetter("verifier")
+_COVERS = attrgetter("covers")
+_CHECK = attrgetter("check_type")
+_OBSERVED_VALUE = attrgetter("observed_value")
+_AT = attrgetter("at")
+_ID = attrgetter("id")
+_ORIGIN = attrgetter("origin")
+_SOURCE = attrgetter("source")
+_COUNTS = attrgetter("counts")
+_SUPPORTS = attrgetter("supports")
+_SATISFIES = attrgetter("satisfies")
+_CONTRADICTS = attrgetter("contradicts_mutations")
+_TUPLES = frozenset({tuple})
+_STRINGS = frozenset({str})
 _OWN = attrgetter("verifier.extensions")
 _ADDED = attrgetter("extensions")
 _TARGET = attrgetter("target")
@@ -60,14 +74,18 @@ class _Nested:
 _Entry = tuple[str, Sequence[Any] | _Nested]
 
 
-def record_text(raw_claim: Mapping[str, JSON], verdict: Verdict) -> str:
-    """`indented_json(completed_record(raw_claim, verdict))`, the same text, faster."""
+def record_text(raw_claim: Mapping[str, JSON], verdict: Verdict, end: str = "") -> str:
+    """`indented_json(completed_record(raw_claim, verdict)) + end`, the same text, faster.
+
+    The text is joined once from its pieces (the items and what stands between them), `end`
+    too: each `+` of the whole record was another copy of it (8 MB at 10,000 mutations), and
+    its fresh pages were half the command's system time."""
     if c_make_encoder is None:
-        return indented_json(completed_record(raw_claim, verdict))
+        return indented_json(completed_record(raw_claim, verdict)) + end
     try:
-        return _Record(Columns()).write(raw_claim, verdict)
+        return "".join(_Record(Columns()).pieces(raw_claim, verdict, end))
     except (Unusual, RecursionError):  # the long way says which, or writes it its way
-        return indented_json(completed_record(raw_claim, verdict))
+        return indented_json(completed_record(raw_claim, verdict)) + end
 
 
 def _memo(function: Callable[[_Key], Any], values: Sequence[_Key]) -> list[Any]:
@@ -86,30 +104,51 @@ def _str_tuple(values: Sequence[Any]) -> tuple[str, ...]:
     return tuple(map(str, values))
 
 
+def _alike(column: list[Any], other: list[Any]) -> list[Any]:
+    """`other` when each value of `column` is written as its value in `other` is (the same
+    object, or tuples of strings equal to it: an item's covers and what it supports, mostly),
+    so the column is written once; else `column`."""
+    if all(map(is_, column, other)):
+        return other
+    if _TUPLES.issuperset(map(type, column)) \
+            and _STRINGS.issuperset(map(type, chain.from_iterable(column))) and column == other:
+        return other
+    return column
+
+
 class _Record:
     def __init__(self, columns: Columns) -> None:
         self.columns = columns
 
-    def write(self, raw_claim: Mapping[str, JSON], verdict: Verdict) -> str:
+    def pieces(self, raw_claim: Mapping[str, JSON], verdict: Verdict, end: str) -> list[str]:
+        """The record's text at depth 0, then `end`, in pieces to be joined once."""
         kept = [(key, value) for key, value in raw_claim.items() if key not in OWNED]
         if any(type(key) is not str for key, _ in kept):
             raise Unusual  # json.dumps turns such keys into strings its own way
         keys = [key for key, _ in kept] + ["evidence", "policy", "verdict"]
-        texts = self.columns.write(
+        texts: list[str | list[str]] = [*self.columns.write(
             [value for _, value in kept] + [policy_json(verdict), verdict_json(verdict)], 1,
-            frozenset())
+            frozenset())]
         texts.insert(len(kept), self.evidence(verdict.items, verdict.assessments))
         inner = self.columns.newline(1)
-        return "{" + inner + ("," + inner).join(
-            f"{encode_basestring(key)}: {text}" for key, text in zip(keys, texts, strict=True)
-        ) + self.columns.newline(0) + "}"
+        pieces: list[str] = []
+        for position, (key, text) in enumerate(zip(keys, texts, strict=True)):
+            pieces.append(f"{',' if position else '{'}{inner}{encode_basestring(key)}: ")
+            if isinstance(text, list):
+                pieces += text
+            else:
+                pieces.append(text)
+        pieces.append(self.columns.newline(0) + "}" + end)
+        return pieces
 
-    def evidence(self, items: Sequence[EvidenceItem], assessments: Sequence[Assessment]) -> str:
-        """The `evidence` array at depth 1: items grouped by shape, each group in columns."""
+    def evidence(self, items: Sequence[EvidenceItem],
+                 assessments: Sequence[Assessment]) -> list[str]:
+        """The `evidence` array at depth 1, in pieces: items grouped by shape, each group in
+        columns."""
         if len(items) != len(assessments):
             raise ValueError("a verdict holds one assessment per evidence item")
         if not items:
-            return "[]"
+            return ["[]"]
         texts = [""] * len(items)
         evidence = list(map(_EVIDENCE, items))
         own = list(map(tuple, map(_OWN, evidence)))
@@ -118,24 +157,28 @@ class _Record:
                           if not _VERIFIER_KEYS.isdisjoint(own[index])}
                          | {index for index in _indexes(added)
                             if not _DUMPED.isdisjoint(added[index])})
-        shapes = list(zip(
-            map(is_not, map(_TARGET, evidence), repeat(None)),
-            map(is_not, map(_EXPECTED, evidence), repeat(None)),
-            map(_OBSERVED, evidence), own,
-            map(ne, _memo(str, list(map(_KIND, evidence))),
-                map(_JUDGED.__getitem__, map(_INDEPENDENT, assessments))),
-            added, map(is_not, map(_PROBLEM, assessments), repeat(None)), strict=True,
-        ))
-        for index in unusual:
-            shapes[index] = ()
+        parts = [  # of each item's shape, a column each
+            list(map(is_not, map(_TARGET, evidence), repeat(None))),
+            list(map(is_not, map(_EXPECTED, evidence), repeat(None))),
+            list(map(_OBSERVED, evidence)), own,
+            list(map(ne, _memo(str, list(map(_KIND, evidence))),
+                     map(_JUDGED.__getitem__, map(_INDEPENDENT, assessments)))),
+            added, list(map(is_not, map(_PROBLEM, assessments), repeat(None))),
+        ]
         groups: dict[tuple[Any, ...], list[int]] = {}
-        if len(set(shapes)) == 1:
-            groups[shapes[0]] = list(range(len(shapes)))
+        if not unusual and all(part.count(part[0]) == len(part) for part in parts):
+            groups[tuple(part[0] for part in parts)] = list(range(len(items)))  # one shape
         else:
+            shapes: list[tuple[Any, ...]] = list(zip(*parts, strict=True))
+            for index in unusual:
+                shapes[index] = ()
             for index, shape in enumerate(shapes):
                 groups.setdefault(shape, []).append(index)
         groups.pop((), None)  # the unusual ones, written the long way below
         for shape, indexes in groups.items():
+            if len(indexes) == len(items):  # one shape (the common case): the items in order
+                texts = self.group(shape, items, assessments)
+                continue
             written = self.group(shape, [items[i] for i in indexes],
                                  [assessments[i] for i in indexes])
             for index, text in zip(indexes, written, strict=True):
@@ -146,26 +189,29 @@ class _Record:
                                    strict=True):
                 texts[index] = text
         inner = self.columns.newline(2)
-        return "[" + inner + ("," + inner).join(texts) + self.columns.newline(1) + "]"
+        pieces = ["," + inner] * (2 * len(texts) - 1)
+        pieces[::2] = texts
+        return ["[" + inner, *pieces, self.columns.newline(1) + "]"]
 
     def group(self, shape: tuple[Any, ...], items: Sequence[EvidenceItem],
               assessments: Sequence[Assessment]) -> list[str]:
         """Items of one shape at depth 2, keys in the order the record writes them."""
         target, expected, observed, own, claimed, added, problem = shape
-        evidence = [item.evidence for item in items]
-        verifiers = [one.verifier for one in evidence]
-        entries: list[_Entry] = [("check_type", _memo(str, [e.check_type for e in evidence]))]
+        evidence = list(map(_EVIDENCE, items))
+        verifiers = list(map(_VERIFIER, evidence))
+        covers = list(map(_COVERS, evidence))
+        entries: list[_Entry] = [("check_type", _memo(str, list(map(_CHECK, evidence))))]
         if target:
-            entries.append(("target", [e.target for e in evidence]))
+            entries.append(("target", list(map(_TARGET, evidence))))
         if expected:
             entries.append(("expected", [e.expected if type(e.expected) is dict
                                          else dict(e.expected or {}) for e in evidence]))
         if observed:
-            entries.append(("observed_value", [e.observed_value for e in evidence]))
-        entries.append(("at", _memo(format_rfc3339, [e.at for e in evidence])))
-        entries.append(("covers", [e.covers for e in evidence]))
+            entries.append(("observed_value", list(map(_OBSERVED_VALUE, evidence))))
+        entries.append(("at", _memo(format_rfc3339, list(map(_AT, evidence)))))
+        entries.append(("covers", covers))
         verifier: list[_Entry] = [
-            ("id", [v.id for v in verifiers]),
+            ("id", list(map(_ID, verifiers))),
             ("kind", list(map(_JUDGED.__getitem__, map(_INDEPENDENT, assessments)))),
             *((key, [v.extensions[key] for v in verifiers]) for key in own),
         ]
@@ -174,36 +220,54 @@ class _Record:
         entries.append(("verifier", _Nested(verifier)))
         entries.extend((key, [e.extensions[key] for e in evidence]) for key in added)
         gate: list[_Entry] = [
-            ("origin", _memo(str, [item.origin for item in items])),
-            ("source", [item.source for item in items]),
-            ("counts", [a.counts for a in assessments]),
-            ("covers", [a.covers for a in assessments]),
-            ("supports", [a.supports for a in assessments]),
-            ("satisfies", _memo(_str_tuple, [a.satisfies for a in assessments])),
-            ("contradicts", [a.contradicts_mutations for a in assessments]),
+            ("origin", _memo(str, list(map(_ORIGIN, items)))),
+            ("source", list(map(_SOURCE, items))),
+            ("counts", list(map(_COUNTS, assessments))),
+            ("covers", _alike(list(map(_COVERS, assessments)), covers)),
+            ("supports", _alike(list(map(_SUPPORTS, assessments)), covers)),
+            ("satisfies", _memo(_str_tuple, list(map(_SATISFIES, assessments)))),
+            ("contradicts", list(map(_CONTRADICTS, assessments))),
         ]
         if problem:
             problems = [a.problem for a in assessments]
             gate.append(("problem", _Nested([("code", [p.code for p in problems if p]),
                                              ("message", [p.message for p in problems if p])])))
         entries.append(("x-claim-gate", _Nested(gate)))
-        template, columns = self.template(entries, 2)
-        written = [self.columns.write(column, depth, frozenset()) for column, depth in columns]
+        template, columns = self.template(entries, 2, {})
+        texts: dict[tuple[int, int], list[str]] = {}  # a column met twice is written once
+        written = [texts[id(column), depth] if (id(column), depth) in texts
+                   else texts.setdefault((id(column), depth),
+                                         self.columns.write(column, depth, frozenset()))
+                   for column, depth in columns]
+        alike = {place: text[0] for place, text in texts.items()
+                 if len(text) > 1 and text.count(text[0]) == len(text)}
+        if alike:  # written the same for every item (objects equal, e.g. `expected`)
+            template, columns = self.template(entries, 2, alike)
+            written = [texts[id(column), depth] for column, depth in columns]
+        if not written:
+            return [template % ()] * len(items)
         return list(map(template.__mod__, zip(*written, strict=True)))
 
-    def template(self, entries: Sequence[_Entry],
-                 depth: int) -> tuple[str, list[tuple[Sequence[Any], int]]]:
+    def template(self, entries: Sequence[_Entry], depth: int,
+                 fixed: Mapping[tuple[int, int], str],
+                 ) -> tuple[str, list[tuple[Sequence[Any], int]]]:
         """The object's text at `depth` with a `%s` per value, and each value's column with
-        the depth it is written at; nested objects are spelt into the template."""
+        the depth it is written at; nested objects are spelt into the template, and so is a
+        column every item writes alike (`fixed`: its text by the column's id and depth)."""
         inner = self.columns.newline(depth + 1)
         columns: list[tuple[Sequence[Any], int]] = []
         parts = []
         for key, value in entries:
             name = encode_basestring(key).replace("%", "%%")
             if isinstance(value, _Nested):
-                nested, more = self.template(value.entries, depth + 1)
+                nested, more = self.template(value.entries, depth + 1, fixed)
                 parts.append(f"{name}: {nested}")
                 columns.extend(more)
+            elif (id(value), depth + 1) in fixed:
+                parts.append(f"{name}: {fixed[id(value), depth + 1].replace('%', '%%')}")
+            elif constant(value):  # the same text for every item: once, into the template
+                text = self.columns.write(value[:1], depth + 1, frozenset())[0]
+                parts.append(f"{name}: {text.replace('%', '%%')}")
             else:
                 parts.append(f"{name}: %s")
                 columns.append((value, depth + 1))

@@ -47,7 +47,7 @@ class RenderInput:
 def _json(given: RenderInput) -> str:
     from gate.report.record_text import record_text
 
-    return record_text(given.loaded.document.raw, given.verdict) + "\n"
+    return record_text(given.loaded.document.raw, given.verdict, end="\n")
 
 
 def _text(given: RenderInput) -> str:

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gate.report.json_text import indented_json
+from gate.report.json_text import constant, indented_json
 
 
 class Colour(StrEnum):
@@ -87,3 +87,33 @@ def test_an_object_met_again_is_written_as_json_dumps_writes_it() -> None:
     twice += [twice, twice]
     with pytest.raises(ValueError, match="Circular reference"):
         indented_json(twice)
+
+
+#: Values a column of one shape's objects may repeat: equal but written apart (1, True, 1.0;
+#: 0.0, -0.0), a StrEnum beside its string, a `%` the template must keep, one shared object.
+_SHARED_LIST: list[Any] = ["m0", {"a": 1}]
+REPEATED = st.sampled_from([1, True, 1.0, 0.0, -0.0, None, "red", Colour.RED, Size.ONE, "%s",
+                            "%%", "", _SHARED_LIST, ["m0", {"a": 1}], (), []])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.fixed_dictionaries({"k": REPEATED, "%s": REPEATED, "n": st.just(2)}),
+                min_size=2, max_size=6),
+       st.integers(1, 40))
+def test_a_column_of_one_value_is_written_once_as_each_of_its_values_would_be(
+    rows: list[dict[str, Any]], copies: int,
+) -> None:
+    """A key whose values all write the same text goes into the template once; equal values
+    written apart (1, True, 1.0; 0.0, -0.0) and a shared object at two depths never merge."""
+    value = {"rows": rows * copies, "nested": [{"r": row} for row in rows]}
+    assert indented_json(value) == json.dumps(value, indent=2, ensure_ascii=False)
+
+
+def test_a_column_whose_values_write_alike_is_recognised_and_no_other() -> None:
+    shared = {"a": [1]}
+    alike: list[list[Any]] = [["red", "red", Colour.RED], [shared, shared], [True, True],
+                              [(), ()]]
+    apart: list[list[Any]] = [[1, True], [1, 1.0], [0.0, -0.0], [{"a": [1]}, {"a": [1]}],
+                              ["red"], [Colour.RED, "red"]]  # a StrEnum first: not a str
+    assert all(map(constant, alike))
+    assert not any(map(constant, apart))
