@@ -56,6 +56,12 @@ def phase_outcome(when: str, outcome: str) -> Outcome:
     return Outcome.PASSED
 
 
+#: `phase_outcome` worked out once for pytest's own phases and outcomes: the tally reads it
+#: for every report of the session (an enum member read is slow on some Pythons).
+_PHASES = {(when, outcome): phase_outcome(when, outcome)
+           for when in ("setup", "call", "teardown") for outcome in ("passed", "failed", "skipped")}
+
+
 @dataclass(frozen=True)
 class Totals:
     """What ran, with the keys of the JUnit reader's `observed_value`."""
@@ -115,7 +121,10 @@ class Tally:
             self._called.add(nodeid)
         elif when == "teardown":
             self._finished.add(nodeid)
-        result = phase_outcome(when, outcome)
+        try:
+            result = _PHASES[(when, outcome)]
+        except (KeyError, TypeError):  # another outcome (a plugin's), or not a string at all
+            result = phase_outcome(when, outcome)
         if nodeid in self._rerun:
             self._rerun.discard(nodeid)
             self._outcomes[nodeid] = result
