@@ -116,10 +116,11 @@ class ItemState:
         function = self.function
         if function is None:
             return True
-        current = own.get("_obj")
-        current = getattr(current, "__func__", current)
-        return (current is None or current is function) and getattr(
-            function, "__code__", None) is self.code
+        current = own.get("_obj")  # the function itself, a bound method of it, or replaced
+        if current is not None and current is not function and getattr(
+                current, "__func__", current) is not function:
+            return False
+        return getattr(function, "__code__", None) is self.code
 
     def changes(self, item: Any) -> list[tuple[str, object]]:
         """(what, its new value) for each watched part of the item no longer as collected."""
