@@ -55,19 +55,32 @@ def own_code(value: object) -> object:
     return value
 
 
-def defined_function(item: Any) -> object | None:
+#: What `defined_lookup` gives for an item that is not a python function, and for one whose
+#: module or class no longer has its name.
+NOT_A_FUNCTION = object()
+NAME_GONE = object()
+
+
+def defined_lookup(item: Any) -> object:
     """The function the item's module or class defines under the item's name (unwrapped
-    from a staticmethod/classmethod), or None for items that are not python functions."""
+    from a staticmethod/classmethod), read without running the class's code; NAME_GONE
+    when it has no such name, NOT_A_FUNCTION for items that are not python functions."""
     name = getattr(item, "originalname", None)
     parent = getattr(getattr(item, "parent", None), "__dict__", {}).get("_obj")
     if not isinstance(name, str) or parent is None:
-        return None
+        return NOT_A_FUNCTION
     try:
         defined = inspect.getattr_static(parent, name)
     except AttributeError:
-        return None
+        return NAME_GONE
     function: object = getattr(defined, "__func__", defined)
     return function
+
+
+def defined_function(item: Any) -> object | None:
+    """`defined_lookup`'s function, or None (no name, or not a python function)."""
+    found = defined_lookup(item)
+    return None if found is NOT_A_FUNCTION or found is NAME_GONE else found
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,14 @@ from gate.evidence.content_origin import INSTALLED, RecordIndex
 from gate.evidence.git_settings import git_view
 from gate.evidence.interpreter_dirs import install_dirs as install_dirs  # for the plugin
 from gate.evidence.interpreter_dirs import site_dirs as site_dirs  # and the bench
-from gate.evidence.item_state import ITEM_METHODS, ItemWatch, own_code
+from gate.evidence.item_state import (
+    ITEM_METHODS,
+    NAME_GONE,
+    NOT_A_FUNCTION,
+    ItemWatch,
+    defined_lookup,
+    own_code,
+)
 from gate.evidence.producer_inventory import (
     INVENTORY_VERSION,
     MANAGER_SUFFIX,
@@ -425,16 +432,10 @@ def patched_items(items: Iterable[Any]) -> list[str]:
 
 def _function_replaced(item: Any) -> bool:
     current = vars(item).get("_obj")
-    name = getattr(item, "originalname", None)
-    parent = vars(getattr(item, "parent", None) or object()).get("_obj")
-    if current is None or not isinstance(name, str) or parent is None:
+    defined = defined_lookup(item) if current is not None else NOT_A_FUNCTION
+    if defined is NOT_A_FUNCTION:
         return False  # not a python test function, or never looked up
-    try:
-        defined = inspect.getattr_static(parent, name)
-    except AttributeError:
-        return True
-    defined = getattr(defined, "__func__", defined)
-    return getattr(current, "__func__", current) is not defined
+    return defined is NAME_GONE or getattr(current, "__func__", current) is not defined
 
 
 def _plugin_option_names(config: Any) -> list[str]:
