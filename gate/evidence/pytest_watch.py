@@ -247,21 +247,22 @@ class Watch:
         kept their lengths, and one part in turn of what no dict write shows (a
         DEEP_ROTATION-th of the hook callers' lists and implementations, the import lists'
         entries) is still the very objects. A change of that kind is seen if it stays
-        DEEP_ROTATION tests, and always at the end, when everything is compared. One frame,
-        C-level loops over lists made at the last rescan: each object read is a cache miss."""
+        DEEP_ROTATION tests, and always at the end, when everything is compared. C-level loops
+        over lists made at the last rescan: inside a session each object read is a miss."""
         if (len(sys.meta_path), len(sys.path_hooks)) != self._import_lengths:
             return False
         if turn == 0 and not self._imports.same():
             return False
         if self._lists is None:
             return False
-        callers, lists, copies, held, places, impls, functions = self._turns[turn]
+        part = self._turns[turn]
+        callers, lists, copies = part[:3]
         try:
-            return (all(map(is_, map(_HOOKIMPLS, callers), lists)) and lists == copies
-                    and all(map(is_, map(getitem, held, places), impls))
-                    and all(map(is_, map(_FUNCTION, impls), functions)))
-        except Exception:  # a slot emptied, a list shortened, an entry's `==` raising
+            if not all(map(is_, map(_HOOKIMPLS, callers), lists)) or lists != copies:
+                return False
+        except Exception:  # a slot emptied, an entry's `==` raising
             return False
+        return _entries_same(part)
 
     def _observe_hooks(self, pluginmanager: Any, when: str) -> None:
         if when == "run" and self._hooks_same(pluginmanager):
