@@ -6,10 +6,10 @@ compares and evicts them, so each compare pays cache misses, and it runs over th
 own plugin manager (every installed plugin, the recorder's and the item check's hooks). Here
 the suite's session itself runs with the plugin active and this module loaded as a second
 plugin (`-p bench.plugin_session_cost`), which wraps each per-test entry point of the plugin
-(the recorder's `pytest_runtest_logreport`/`logfinish`/`collectstart`, the item check's
-`pytest_itemcollected`/`makereport`/`logreport`/`pyfunc_call`) with a CPU-time accumulator, less the
-accumulator's own cost (calibrated in the same process). Not counted: pluggy's dispatch of
-those hooks (a few hundred ns each).
+(the recorder's `pytest_runtest_logfinish`/`collectstart`, the item check's
+`pytest_itemcollected`/`makereport`/`logreport` (which tallies too)/`pyfunc_call`) with a
+CPU-time accumulator, less the accumulator's own cost (calibrated in the same process).
+Not counted: pluggy's dispatch of those hooks (a few hundred ns each).
 
     python -m bench.plugin_session_cost --suite DIR [--paths tests/test_x.py] [--repeat 3]
 
@@ -83,8 +83,7 @@ def _install() -> None:
     from gate.faces import pytest_plugin
 
     recorder = pytest_plugin._Recorder
-    for owner, name in ((recorder, "pytest_runtest_logreport"),
-                        (recorder, "pytest_runtest_logfinish"),
+    for owner, name in ((recorder, "pytest_runtest_logfinish"),
                         (recorder, "pytest_collectstart"),
                         (ItemWatch, "pytest_itemcollected"),
                         (ItemWatch, "pytest_runtest_logreport")):

@@ -78,3 +78,33 @@ def test_an_inventory_without_the_item_check_is_refused() -> None:
     inventory = clean_inventory()
     del inventory["item_reports"]
     assert "not an inventory this gate reads" in str(judge(seal(inventory)))
+
+
+class _Defines:
+    @staticmethod
+    def test_kept() -> None:
+        return None
+
+    def test_other(self) -> None:
+        return None
+
+
+def _item(name: str, obj: object, parent_obj: object = _Defines) -> Any:
+    item = SimpleNamespace(nodeid=f"t.py::{name}", originalname=name,
+                           parent=SimpleNamespace(_obj=parent_obj))
+    item._obj = obj
+    return item
+
+
+def test_patched_items_name_a_function_swapped_or_gone_from_its_class() -> None:
+    from gate.evidence.pytest_watch import patched_items
+
+    kept = _item("test_kept", _Defines.test_kept)
+    bound = _item("test_other", _Defines().test_other)  # a bound method of the same function
+    swapped = _item("test_kept", lambda: None)
+    gone = _item("test_missing", lambda: None)
+    unread = _item("test_kept", None)  # never looked up: nothing to compare
+    orphan = SimpleNamespace(nodeid="t.py::orphan", originalname="test_kept", parent=None,
+                             _obj=_Defines.test_kept)  # not a python function's item
+    assert patched_items([kept, bound, swapped, gone, unread, orphan]) == [
+        "t.py::test_kept", "t.py::test_missing"]

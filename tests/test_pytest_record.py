@@ -11,6 +11,7 @@ from gate.claim.schema import schema_errors
 from gate.evidence.pytest_record import (
     MAX_LISTED_TESTS,
     MAX_NODE_ID_CHARS,
+    SETTLE_EVERY,
     SessionFacts,
     Tally,
     TreeState,
@@ -63,6 +64,28 @@ def test_a_rerun_test_is_decided_by_its_last_attempt_and_flagged_flaky() -> None
     tally.add("t.py::broken", "call", "failed")
     totals = tally.totals()
     assert (totals.tests, totals.passed, totals.failures, totals.flaky) == (2, 1, 1, 1)
+
+
+def test_reports_held_past_the_settling_point_count_in_order_as_if_counted_at_once() -> None:
+    # The tally holds reports and counts them in batches: a rerun whose attempts straddle a
+    # batch, and a collection error and the totals read mid-batch, see every report so far.
+    tally = Tally()
+    tests = SETTLE_EVERY // 3
+    for n in range(tests):
+        _passing(tally, f"t.py::ok{n}")
+    tally.add("t.py::flaky", "setup", "passed")
+    tally.add("t.py::flaky", "call", "rerun")  # the batch is counted about here
+    tally.add("t.py::flaky", "setup", "passed")
+    tally.add("t.py::flaky", "call", "failed")
+    tally.add("t.py::flaky", "teardown", "passed")
+    tally.add("t.py::late", "setup", "passed")
+    tally.add("t.py::late", "call", "failed")
+    tally.add_collection_error("t.py")
+    totals = tally.totals()
+    assert (totals.tests, totals.passed, totals.failures, totals.errors, totals.flaky,
+            totals.rerun_tests) == (tests + 3, tests, 2, 1, 0, 1)
+    assert totals.failed_tests == ("t.py::flaky", "t.py::late")
+    assert totals.unfinished_tests == ()  # the failing one stands as it is
 
 
 def test_a_test_passes_only_with_its_call_report() -> None:

@@ -55,19 +55,32 @@ def own_code(value: object) -> object:
     return value
 
 
-def defined_function(item: Any) -> object | None:
+#: What `defined_lookup` gives for an item that is not a python function, and for one whose
+#: module or class no longer has its name.
+NOT_A_FUNCTION = object()
+NAME_GONE = object()
+
+
+def defined_lookup(item: Any) -> object:
     """The function the item's module or class defines under the item's name (unwrapped
-    from a staticmethod/classmethod), or None for items that are not python functions."""
+    from a staticmethod/classmethod), read without running the class's code; NAME_GONE
+    when it has no such name, NOT_A_FUNCTION for items that are not python functions."""
     name = getattr(item, "originalname", None)
     parent = getattr(getattr(item, "parent", None), "__dict__", {}).get("_obj")
     if not isinstance(name, str) or parent is None:
-        return None
+        return NOT_A_FUNCTION
     try:
         defined = inspect.getattr_static(parent, name)
     except AttributeError:
-        return None
+        return NAME_GONE
     function: object = getattr(defined, "__func__", defined)
     return function
+
+
+def defined_function(item: Any) -> object | None:
+    """`defined_lookup`'s function, or None (no name, or not a python function)."""
+    found = defined_lookup(item)
+    return None if found is NOT_A_FUNCTION or found is NAME_GONE else found
 
 
 @dataclass(frozen=True)
@@ -91,7 +104,11 @@ class ItemState:
         collected = own.get("_obj")  # a collector may hand its own callable (`callobj`)
         function = (defined_function(item) if collected is None
                     else getattr(collected, "__func__", collected))
-        attributes = tuple(getattr(item, name, None) for name in WATCHED_ATTRIBUTES)
+        attributes: tuple[object, ...]
+        try:
+            attributes = _ATTRIBUTES(item)  # one C-level read of them all, as `same` does
+        except AttributeError:
+            attributes = tuple(getattr(item, name, None) for name in WATCHED_ATTRIBUTES)
         if calls_function is None:
             calls_function = runs_through_pyfunc_call(type(item))
         return ItemState(type(item), attributes, function, getattr(function, "__code__", None),
@@ -112,10 +129,11 @@ class ItemState:
         function = self.function
         if function is None:
             return True
-        current = own.get("_obj")
-        current = getattr(current, "__func__", current)
-        return (current is None or current is function) and getattr(
-            function, "__code__", None) is self.code
+        current = own.get("_obj")  # the function itself, a bound method of it, or replaced
+        if current is not None and current is not function and getattr(
+                current, "__func__", current) is not function:
+            return False
+        return getattr(function, "__code__", None) is self.code
 
     def changes(self, item: Any) -> list[tuple[str, object]]:
         """(what, its new value) for each watched part of the item no longer as collected."""
@@ -163,6 +181,15 @@ class ItemWatch:
         self._reports: list[dict[str, str]] = []
         self._called: set[int] = set()  # ids of items whose test function pytest called
         self._pyfunc_classes: dict[type, bool] = {}
+        self._count: Callable[[str, str, str], None] | None = None
+
+    def count_into(self, add: Callable[[str, str, str], None]) -> None:
+        """Hand every logged report's (node id, phase, outcome) to `add` (the recorder's
+        tally) first thing in this check's own `pytest_runtest_logreport`: one hook
+        implementation a report instead of two. The tally then reads each report where
+        this check does, after the plugins registered since the watch loaded: an outcome
+        any of them changed after makereport is this check's finding."""
+        self._count = add
 
     def pytest_itemcollected(self, item: Any) -> None:
         cls = type(item)
@@ -184,9 +211,12 @@ class ItemWatch:
         report = yield  # the outermost wrapper: the report as every other hook left it
         node, when = str(getattr(report, "nodeid", "")), str(call.when)
         self._made[(node, when)] = (report, str(getattr(report, "outcome", "")))
-        self._compare(node, item, when)
+        entry = self._states.get(node)  # `_compare`, inline: this runs three times a test
+        if entry is not None and entry[0] is item and not entry[1].same(item):
+            self._record_changes(node, item, entry[1], when)
         if when == "call":
-            self._function_called(node, item, report)
+            if entry is not None and entry[1].calls_function and id(item) not in self._called:
+                self._function_called(node, item, report)
         elif when == "teardown":  # a rerun calls the function again
             self._called.discard(id(item))
         return report
@@ -207,8 +237,11 @@ class ItemWatch:
                                  "something else ran in its place during the call")
 
     def pytest_runtest_logreport(self, report: Any) -> None:
+        if self._count is not None:
+            self._count(report.nodeid, report.when, report.outcome)
         node, when = str(report.nodeid), str(report.when)
-        if node not in self._states:
+        entry = self._states.get(node)
+        if entry is None:
             return  # collected in another process (xdist's workers): not watched here
         if type(report).__name__ == "SubtestReport" and type(report).__module__.startswith(
                 "_pytest."):
@@ -222,14 +255,17 @@ class ItemWatch:
             self._report_problem(
                 node, when, f"its outcome changed from {outcome} to {report.outcome} after"
                 " makereport", report)
-        if when == "teardown":
-            self._compare(node, self._states[node][0], when)
+        if when == "teardown" and not entry[1].same(entry[0]):
+            self._record_changes(node, entry[0], entry[1], when)
 
     def _compare(self, node: str, item: Any, when: str) -> None:
         entry = self._states.get(node)
         if entry is None or entry[0] is not item or entry[1].same(item):
             return
-        for what, value in entry[1].changes(item):
+        self._record_changes(node, item, entry[1], when)
+
+    def _record_changes(self, node: str, item: Any, state: ItemState, when: str) -> None:
+        for what, value in state.changes(item):
             key = (node, what)
             if key not in self._changes and len(self._changes) < MAX_KEPT:
                 self._changes[key] = {"node": node, "what": what, "now": self._describe(value),

@@ -55,6 +55,12 @@ def phase_outcome(when: str, outcome: str) -> Outcome:
     return Outcome.PASSED
 
 
+#: `phase_outcome` worked out once for pytest's own phases and outcomes: the tally reads it
+#: for every report of the session (an enum member read is slow on some Pythons).
+_PHASES = {(when, outcome): phase_outcome(when, outcome)
+           for when in ("setup", "call", "teardown") for outcome in ("passed", "failed", "skipped")}
+
+
 @dataclass(frozen=True)
 class Totals:
     """What ran, with the keys of the JUnit reader's `observed_value`."""
@@ -82,6 +88,10 @@ class Totals:
         return self.tests - self.skipped
 
 
+#: Reports the tally holds before counting them (`Tally.add`).
+SETTLE_EVERY = 4096
+
+
 class Tally:
     """Outcomes by node id. One per session, owned by the plugin object (no global state).
 
@@ -98,12 +108,27 @@ class Tally:
         self._called: set[str] = set()
         self._finished: set[str] = set()
         self._collected: dict[str, None] | None = None
+        self._pending: list[tuple[str, str, str]] = []
 
     def collected(self, nodeids: Iterable[str]) -> None:
         """The tests the session will run (after deselection); xdist workers each say theirs."""
         self._collected = {**(self._collected or {}), **dict.fromkeys(nodeids)}
 
     def add(self, nodeid: str, when: str, outcome: str) -> None:
+        """One logged report, counted in order with the others before anything reads the
+        tally (or once SETTLE_EVERY are held): inside a session each report then costs an
+        append, and the counting runs in a loop whose tables stay in the CPU's caches."""
+        pending = self._pending
+        pending.append((nodeid, when, outcome))
+        if len(pending) >= SETTLE_EVERY:
+            self._settle()
+
+    def _settle(self) -> None:
+        for nodeid, when, outcome in self._pending:
+            self._count(nodeid, when, outcome)
+        self._pending.clear()
+
+    def _count(self, nodeid: str, when: str, outcome: str) -> None:
         if outcome == "rerun":
             self._flaky.add(nodeid)
             self._rerun.add(nodeid)
@@ -114,7 +139,10 @@ class Tally:
             self._called.add(nodeid)
         elif when == "teardown":
             self._finished.add(nodeid)
-        result = phase_outcome(when, outcome)
+        try:
+            result = _PHASES[(when, outcome)]
+        except (KeyError, TypeError):  # another outcome (a plugin's), or not a string at all
+            result = phase_outcome(when, outcome)
         if nodeid in self._rerun:
             self._rerun.discard(nodeid)
             self._outcomes[nodeid] = result
@@ -125,6 +153,7 @@ class Tally:
 
     def add_collection_error(self, nodeid: str) -> None:
         """A module that failed to import: an error, as in pytest's own JUnit report."""
+        self._settle()
         node = nodeid or "<collection>"
         self._outcomes[node] = Outcome.ERROR
         self._finished.add(node)
@@ -141,6 +170,7 @@ class Tally:
                 and results.get(node) not in (Outcome.FAILED, Outcome.ERROR)]
 
     def totals(self) -> Totals:
+        self._settle()
         results = self._results()
         counts = dict.fromkeys(Outcome, 0)
         for outcome in results.values():

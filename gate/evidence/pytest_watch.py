@@ -19,7 +19,7 @@ import inspect
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from itertools import chain
-from operator import attrgetter, is_
+from operator import attrgetter, getitem, is_
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +28,14 @@ from gate.evidence.content_origin import INSTALLED, RecordIndex
 from gate.evidence.git_settings import git_view
 from gate.evidence.interpreter_dirs import install_dirs as install_dirs  # for the plugin
 from gate.evidence.interpreter_dirs import site_dirs as site_dirs  # and the bench
-from gate.evidence.item_state import ITEM_METHODS, ItemWatch, own_code
+from gate.evidence.item_state import (
+    ITEM_METHODS,
+    NAME_GONE,
+    NOT_A_FUNCTION,
+    ItemWatch,
+    defined_lookup,
+    own_code,
+)
 from gate.evidence.producer_inventory import (
     INVENTORY_VERSION,
     MANAGER_SUFFIX,
@@ -48,6 +55,7 @@ from gate.evidence.watch_namespaces import (
 from gate.evidence.xdist_channel import XdistChannel
 
 _FUNCTION = attrgetter("function")
+_HOOKIMPLS = attrgetter("_hookimpls")
 MAX_LISTED_CHANGES = 20
 
 
@@ -144,6 +152,40 @@ def _hook_objects(pluginmanager: Any) -> tuple[list[object], list[Any]]:
     return [*callers, *impls], impls
 
 
+#: One turn of the hook compare: callers and the lists they held (with copies), then
+#: implementations as (their list, index) places, the implementations and their functions.
+_HookTurn = tuple[list[object], list[Any], list[Any], list[Any], list[int], list[Any],
+                  list[object]]
+
+
+def _hook_turns(callers: list[Any], lists: list[Any], copies: list[Any]) -> tuple[
+        _HookTurn, ...]:
+    """The hook compare cut in DEEP_ROTATION turns, each read by C-level loops only: every
+    DEEP_ROTATION-th caller (with the list it holds), and every DEEP_ROTATION-th
+    implementation of all the lists (so each turn reads two or three)."""
+    places = [(i, j) for i, listed in enumerate(copies) for j in range(len(listed or ()))]
+    turns = []
+    for turn in range(DEEP_ROTATION):
+        held = [i for i in range(turn, len(callers), DEEP_ROTATION) if callers[i] is not None]
+        part = places[turn::DEEP_ROTATION]
+        turns.append(([callers[i] for i in held], [lists[i] for i in held],
+                      [copies[i] for i in held], [lists[i] for i, _ in part],
+                      [j for _, j in part], [copies[i][j] for i, j in part],
+                      [copies[i][j].function for i, j in part]))
+    return tuple(turns)
+
+
+def _entries_same(turn: _HookTurn) -> bool:
+    """The implementations of one turn are still the very objects at their places, calling
+    the very functions (`is` only: an entry may answer `==` as it likes)."""
+    _, _, _, held, places, impls, functions = turn
+    try:
+        return all(map(is_, map(getitem, held, places), impls)) and all(
+            map(is_, map(_FUNCTION, impls), functions))
+    except Exception:  # a list shortened in place, a slot emptied
+        return False
+
+
 class Watch:
     """One session's observations; the plugin owns it (no global state)."""
 
@@ -165,7 +207,7 @@ class Watch:
         self._callers: list[object] = []
         self._lists: list[Any] | None = None
         self._copies: list[Any] = []
-        self._impl_slices: tuple[tuple[list[tuple[int, int]], list[Any], list[object]], ...] = ()
+        self._turns: tuple[_HookTurn, ...] = ()
         self._tags: bool | None = None
         self._import_lengths = (0, 0)
 
@@ -179,9 +221,9 @@ class Watch:
     def observe(self, pluginmanager: Any, when: str) -> None:
         """Compare everything watched with its snapshot now (`when`: load, run or end)."""
         if when == "run" and self._tags is not None:
-            self._turn = (self._turn + 1) % DEEP_ROTATION
-            namespaces = self._namespaces.unchanged(full=False)
-            if namespaces and self._quiet(pluginmanager):
+            self._turn = turn = (self._turn + 1) % DEEP_ROTATION
+            namespaces = self._namespaces.unchanged_by_version()
+            if namespaces and self._quiet(turn):
                 return
         else:
             namespaces = self._namespaces.unchanged(full=when != "run")
@@ -208,20 +250,30 @@ class Watch:
         self._tags = True
         self._import_lengths = (len(sys.meta_path), len(sys.path_hooks))
 
-    def _quiet(self, pluginmanager: Any) -> bool:
+    def _quiet(self, turn: int) -> bool:
         """After the namespaces' and the manager's tags (read together): the import lists
         kept their lengths, and one part in turn of what no dict write shows (a
         DEEP_ROTATION-th of the hook callers' lists and implementations, the import lists'
         entries) is still the very objects. A change of that kind is seen if it stays
-        DEEP_ROTATION tests, and always at the end, when everything is compared."""
+        DEEP_ROTATION tests, and always at the end, when everything is compared. C-level loops
+        over lists made at the last rescan: inside a session each object read is a miss."""
         if (len(sys.meta_path), len(sys.path_hooks)) != self._import_lengths:
             return False
-        if self._turn == 0 and not self._imports.same():
+        if turn == 0 and not self._imports.same():
             return False
-        return self._hooks_same(pluginmanager, self._turn)
+        if self._lists is None:
+            return False
+        part = self._turns[turn]
+        callers, lists, copies = part[:3]
+        try:
+            if not all(map(is_, map(_HOOKIMPLS, callers), lists)) or lists != copies:
+                return False
+        except Exception:  # a slot emptied, an entry's `==` raising
+            return False
+        return _entries_same(part)
 
     def _observe_hooks(self, pluginmanager: Any, when: str) -> None:
-        if when == "run" and self._hooks_same(pluginmanager, None):
+        if when == "run" and self._hooks_same(pluginmanager):
             return
         objects, impls = _hook_objects(pluginmanager)
         functions = list(map(_FUNCTION, impls))
@@ -239,50 +291,26 @@ class Watch:
         self._callers = callers
         self._lists = lists if all(type(x) is list for x in lists if x is not None) else None
         self._copies = [None if x is None else list(x) for x in lists]
-        places = [(i, j) for i, listed in enumerate(self._copies) for j in range(len(listed or ()))]
-        self._impl_slices = tuple(
-            (places[turn::DEEP_ROTATION],
-             [self._copies[i][j] for i, j in places[turn::DEEP_ROTATION]],
-             [self._copies[i][j].function for i, j in places[turn::DEEP_ROTATION]])
-            for turn in range(DEEP_ROTATION))
+        self._turns = _hook_turns(callers, lists, self._copies) if self._lists else ()
 
-    def _hooks_same(self, pluginmanager: Any, turn: int | None) -> bool:
-        """The hook compare, touching as little as it can: the same hook callers (`turn`
-        None: read from the relay; else the relay's tag stood for them), holding the very
-        lists of implementations they held with the same entries (a list compare by
-        pointer, no entry read), and part of the implementations and the functions they call
-        compared by `is` (an entry that answers `==` as it likes meets `is`): without `turn`,
-        every caller's list and an eighth of the entries; with it (the tags' path), a
-        DEEP_ROTATION-th of both."""
+    def _hooks_same(self, pluginmanager: Any) -> bool:
+        """The hook compare where no tag stands for the relay: the same hook callers, read
+        from the relay, holding the very lists of implementations they held with the same
+        entries (a list compare by pointer, no entry read), and an eighth of the
+        implementations and the functions they call compared by `is` (an entry that answers
+        `==` as it likes meets `is`)."""
         if self._lists is None:
             return False
-        if turn is None:
-            relay = vars(pluginmanager.hook)
-            callers = list(map(relay.get, WATCHED_HOOKS))
-            if not all(map(is_, callers, self._callers)):
-                return False
-            self._turn = (self._turn + 1) % DEEP_ROTATION
-            listed, lists = [getattr(c, "_hookimpls", None) for c in callers], self._lists
-            copies = self._copies  # every caller's list, and an eighth of the entries
-            turns = range(self._turn % ROTATION, DEEP_ROTATION, ROTATION)
-        else:
-            step = DEEP_ROTATION
-            listed = [getattr(c, "_hookimpls", None) for c in self._callers[turn::step]]
-            lists, copies = self._lists[turn::step], self._copies[turn::step]
-            turns = range(turn, turn + 1)
-        if not all(map(is_, listed, lists)) or listed != copies:
+        relay = vars(pluginmanager.hook)
+        callers = list(map(relay.get, WATCHED_HOOKS))
+        if not all(map(is_, callers, self._callers)):
             return False
-        return all(self._entries_same(self._impl_slices[t]) for t in turns)
-
-    def _entries_same(self, part: tuple[list[tuple[int, int]], list[Any], list[object]]) -> bool:
-        places, impls, functions = part
-        lists = self._lists or []
-        try:
-            now = [lists[i][j] for i, j in places]
-        except IndexError:  # a list shortened in place
+        self._turn = (self._turn + 1) % DEEP_ROTATION
+        listed = [getattr(c, "_hookimpls", None) for c in callers]
+        if not all(map(is_, listed, self._lists)) or listed != self._copies:
             return False
-        return all(map(is_, now, impls)) and all(
-            map(is_, [getattr(impl, "function", None) for impl in now], functions))
+        return all(_entries_same(self._turns[t])
+                   for t in range(self._turn % ROTATION, DEEP_ROTATION, ROTATION))
 
     def _observe_manager(self, pluginmanager: Any, when: str) -> None:
         """The session's plugin manager calls every hook through two of its own attributes;
@@ -413,16 +441,10 @@ def patched_items(items: Iterable[Any]) -> list[str]:
 
 def _function_replaced(item: Any) -> bool:
     current = vars(item).get("_obj")
-    name = getattr(item, "originalname", None)
-    parent = vars(getattr(item, "parent", None) or object()).get("_obj")
-    if current is None or not isinstance(name, str) or parent is None:
+    defined = defined_lookup(item) if current is not None else NOT_A_FUNCTION
+    if defined is NOT_A_FUNCTION:
         return False  # not a python test function, or never looked up
-    try:
-        defined = inspect.getattr_static(parent, name)
-    except AttributeError:
-        return True
-    defined = getattr(defined, "__func__", defined)
-    return getattr(current, "__func__", current) is not defined
+    return defined is NAME_GONE or getattr(current, "__func__", current) is not defined
 
 
 def _plugin_option_names(config: Any) -> list[str]:

@@ -21,6 +21,7 @@ import builtins
 import gc
 import importlib
 import inspect
+import operator
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -49,9 +50,9 @@ SPOT_NAMES = 8
 def dict_versions() -> Callable[[dict[str, Any]], Any] | None:
     """A maker of live views of a dict's version tag (`view(d).value`), or None where this
     interpreter has none that moves on every write. CPython 3.11-3.13 keep `ma_version_tag`
-    right after `ma_used` in every dict; the layout and the behaviour are checked on a probe
-    dict here (a build with other fields, or a version that stops bumping, gets None and the
-    object-by-object compare)."""
+    right after `ma_used` in every dict, set from one counter that only rises on each
+    write; the layout and the behaviour are checked on a probe dict here (a build with other
+    fields, or a version that stops rising, gets None and the object-by-object compare)."""
     if sys.implementation.name != "cpython" or hasattr(sys, "getobjects"):
         return None  # another interpreter, or a trace-refs build (two more header fields)
     try:
@@ -77,7 +78,8 @@ def dict_versions() -> Callable[[dict[str, Any]], Any] | None:
     seen.append(tag.value)
     probe.update(c=2)
     seen.append(tag.value)
-    return view if used.value == len(probe) and len(set(seen)) == len(seen) else None
+    rising = all(map(operator.lt, seen, seen[1:]))  # the per-test compare sums them
+    return view if used.value == len(probe) and rising else None
 
 
 def _functions(value: object) -> list[FunctionType]:
@@ -257,7 +259,9 @@ class NamespaceWatch:
     #: The version tags' views (the namespaces' dicts, then `sys.modules`); None: no tags.
     versions: Callable[[dict[str, Any]], Any] | None = None
     views: list[Any] = field(default_factory=list)
-    tags: list[int] = field(default_factory=list)
+    #: The sum of the watched dicts' tags (all views but `sys.modules`'), and that one's tag.
+    tag_sum: int = 0
+    modules_tag: int = 0
     #: Snapshots the tags cannot stand for (a class whose dict was not found behind its proxy).
     untagged: tuple[Snapshot, ...] = ()
     spot: int = 0
@@ -289,9 +293,10 @@ class NamespaceWatch:
         every = chain.from_iterable([s.functions for s in self.snapshots.values()])
         self.functions = tuple({id(f): f for f in every}.values())
         self.codes = list(map(_CODE, self.functions))
-        self.slices = tuple((self.functions[turn::DEEP_ROTATION],
-                             tuple(self.codes[turn::DEEP_ROTATION]))
-                            for turn in range(DEEP_ROTATION))
+        by_place = sorted(self.functions, key=id)  # neighbours in memory: fewer pages a test
+        size = -(-len(by_place) // DEEP_ROTATION)
+        parts = [tuple(by_place[turn * size:(turn + 1) * size]) for turn in range(DEEP_ROTATION)]
+        self.slices = tuple((part, tuple(map(_CODE, part))) for part in parts)
         named = [(s.namespace, key, value) for s in self.snapshots.values()
                  if type(s.namespace) is dict for key, value in s.items]
         self.spots = tuple(
@@ -309,7 +314,8 @@ class NamespaceWatch:
             self.untagged = tuple(
                 s for s in self.snapshots.values() if type(s.namespace) is not dict)
             self.views = [*map(self.versions, [*tagged, *dicts]), self.versions(sys.modules)]
-            self.tags = list(map(TAG_VALUE, self.views))
+            self.tag_sum = sum(map(TAG_VALUE, self.views[:-1]))
+            self.modules_tag = TAG_VALUE(self.views[-1])
 
     def current(self) -> list[object]:
         """Every namespace's values and the watched modules in `sys.modules`, gathered by
@@ -327,24 +333,28 @@ class NamespaceWatch:
         does) and reading every function's `__code__` costs a cache miss each. A change that
         stays eight tests, or to the end, meets `is`."""
         if self.versions is not None and not full:
-            return self._unchanged_by_version()
+            return self.unchanged_by_version()
         turn = None if full else (self.turn + 1) % ROTATION
         self.turn = turn or 0
         step = 1 if turn is None else ROTATION
         return same_objects(self.current(), self.baseline, turn) and all(
             map(is_, map(_CODE, self.functions[turn or 0::step]), self.codes[turn or 0::step]))
 
-    def _unchanged_by_version(self) -> bool:
+    def unchanged_by_version(self) -> bool:
         """The per-test compare where dicts carry version tags: no namespace's tag moved (no
-        entry written since the baseline), `sys.modules` still holds the watched modules
-        (checked only when its own tag moved), SPOT_NAMES names in turn still the very
-        objects of the snapshot (a write behind the tag's back, e.g. through ctypes, is seen
-        within one pass over them), and a DEEP_ROTATION-th of the code objects."""
-        tags = list(map(TAG_VALUE, self.views))
-        if tags != self.tags:
-            if tags[:-1] != self.tags[:-1] or not self._modules_unchanged():
+        entry written since the baseline: the tags only rise, so their sum stays put only if
+        every one does), `sys.modules` still holds the watched modules (checked only when its
+        own tag moved), SPOT_NAMES names in turn still the very objects of the snapshot (a
+        write behind the tag's back, e.g. through ctypes, is seen within one pass over them),
+        and a DEEP_ROTATION-th of the code objects."""
+        views = self.views
+        if sum(map(TAG_VALUE, views[:-1])) != self.tag_sum:
+            return False
+        modules_tag = TAG_VALUE(views[-1])
+        if modules_tag != self.modules_tag:
+            if not self._modules_unchanged():
                 return False
-            self.tags = tags  # only `sys.modules` was written (an import): nothing watched
+            self.modules_tag = modules_tag  # only `sys.modules` was written (an import)
         if self.spots:
             self.spot = (self.spot + 1) % len(self.spots)
             namespaces, keys, values = self.spots[self.spot]

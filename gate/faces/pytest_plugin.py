@@ -101,6 +101,7 @@ class _Recorder:
         self._path = path
         self._started = started
         self._tally = Tally()
+        watch.items.count_into(self._tally.add)  # the item check's logreport tallies too
         self._tree = TreeState(None, None, None, problem="the session did not start")
         self._message: str | None = None
 
@@ -128,9 +129,6 @@ class _Recorder:
         from gate.evidence.plugin_session import add_junit_properties
 
         add_junit_properties(self._config, properties)
-
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        self._tally.add(report.nodeid, report.when, report.outcome)
 
     def pytest_collectstart(self, collector: pytest.Collector) -> None:
         if isinstance(collector, pytest.Module):  # hashed before pytest imports it
