@@ -22,23 +22,25 @@ from gate.claim.policy import default_policy
 from gate.engine.decide import (
     _all_support,
     _before_message,
-    _candidates,
-    _effective_covers,
     _judge_mutation,
     _judge_mutations,
     _judge_requirement,
     _judgement,
     _met,
     _mutation_unmet,
-    _none_ruled_out,
-    _read,
-    _Reading,
-    _readings,
-    _same,
-    _show,
     _weigh,
     decide,
+)
+from gate.engine.readings import (
+    Reading,
+    _same,
+    _show,
     differences,
+    effective_covers,
+    item_indexes,
+    none_ruled_out,
+    read_item,
+    read_items,
 )
 from gate.engine.results import Assessment, Judgement, Problem
 from gate.engine.trust import judge_once
@@ -92,11 +94,11 @@ def test_an_items_covers_are_the_long_ways(covers: tuple[str, ...], check: Check
         expected = tuple(dict.fromkeys(named)) if covers else code_change
     else:
         expected = tuple(dict.fromkeys(c for c in covers if c in known))
-    assert _effective_covers(evidence, known, code_change) == expected
+    assert effective_covers(evidence, known, code_change) == expected
 
 
 READINGS = st.lists(st.builds(
-    _Reading, st.booleans(),
+    Reading, st.booleans(),
     st.one_of(st.none(), st.just(Problem("stale", "old"))),
     st.just(("m",)), st.sampled_from([(), ("value: differs",)]),
 ), min_size=1, max_size=4)
@@ -105,7 +107,7 @@ READINGS = st.lists(st.builds(
 @settings(max_examples=100, deadline=None)
 @given(READINGS, st.data())
 def test_a_mutation_is_judged_as_weighing_its_candidates_judges_it(
-        readings: list[_Reading], data: st.DataObject) -> None:
+        readings: list[Reading], data: st.DataObject) -> None:
     candidates = data.draw(st.lists(st.sampled_from(range(len(readings))), unique=True))
     late = data.draw(st.sets(st.sampled_from(range(len(readings)))))
     mutation = Mutation("m", "state_write", T0)
@@ -153,7 +155,7 @@ def scenes(draw: st.DrawFn) -> tuple[Any, ...]:
                                    T0 + timedelta(seconds=draw(st.integers(0, 4))),
                                    Verifier("v", VerifierKind.INDEPENDENT)), Origin.CLAIM, "claim")
              for _ in range(count)]
-    readings = [_Reading(True, draw(st.sampled_from([None, Problem("stale", "old")])),
+    readings = [Reading(True, draw(st.sampled_from([None, Problem("stale", "old")])),
                          tuple(draw(st.lists(st.sampled_from(ids), unique=True, max_size=2))),
                          draw(st.sampled_from([(), ("value: differs",)])))
                 for _ in range(count)]
@@ -203,7 +205,7 @@ def test_a_requirement_every_candidate_supports_takes_the_fast_path() -> None:
     item = EvidenceItem(Evidence(CheckType.STATE_READBACK, T0 + timedelta(seconds=1),
                                  Verifier("v", VerifierKind.INDEPENDENT)), Origin.CLAIM, "claim")
     late = replace(item, evidence=replace(item.evidence, at=T0))  # not after m0 by time
-    clean = [_Reading(True, None, ("m0",), ())] * 2
+    clean = [Reading(True, None, ("m0",), ())] * 2
     assert judged_both_ways(([mutation], [item, item], clean, {}, set()))
     assert judged_both_ways(([mutation], [item, late], clean, {}, {1}))  # bound: by commit
     assert not judged_both_ways(([mutation], [item, late], clean, {}, set()))
@@ -251,14 +253,14 @@ ITEMS = st.builds(
 @settings(max_examples=300, deadline=None)
 @given(st.lists(ITEMS, max_size=6))
 def test_items_read_at_once_are_read_as_one_by_one(items: list[EvidenceItem]) -> None:
-    """`_readings` is `_read` of each item, whether or not `_none_ruled_out` lets it skip
+    """`read_items` is `read_item` of each item, whether or not `none_ruled_out` lets it skip
     each item's steps (a problem of any kind in any item sends all of them the long way)."""
     policy = default_policy().trusting(["gitreal-gate/*"])
     known = {name: Mutation(name, "state_write", T0) for name in ("m0", "m1")}
     trust = judge_once(policy.trusted_verifiers)
     pull = PullObservation(PullChanges(frozenset(), True), None, base_ref="develop")
-    assert _readings(items, policy, DECIDED_AT, known, ("m1",), trust, pull) == tuple(
-        _read(item, index, policy, DECIDED_AT, known, ("m1",), trust, pull)
+    assert read_items(items, policy, DECIDED_AT, known, ("m1",), trust, pull) == tuple(
+        read_item(item, index, policy, DECIDED_AT, known, ("m1",), trust, pull)
         for index, item in enumerate(items))
 
 
@@ -268,14 +270,14 @@ def test_items_with_nothing_against_them_are_read_at_once() -> None:
     fresh = EvidenceItem(Evidence(CheckType.STATE_READBACK, DECIDED_AT - timedelta(seconds=300),
                                   Verifier("gitreal-gate/0.3", VerifierKind.INDEPENDENT),
                                   covers=("m0",)), Origin.CLAIM, "claim")
-    assert _none_ruled_out([fresh, fresh], policy, DECIDED_AT, trust)
+    assert none_ruled_out([fresh, fresh], policy, DECIDED_AT, trust)
     stale = replace(fresh, evidence=replace(fresh.evidence, at=fresh.evidence.at
                                             - timedelta(microseconds=1)))
     future = replace(fresh, evidence=replace(fresh.evidence, at=DECIDED_AT
                                              + timedelta(microseconds=1)))
     for other in (stale, future, replace(fresh, origin=Origin.OPERATOR, producer=Producer("c")),
                   replace(fresh, disqualified=Disqualification("dirty_tree", "dirty"))):
-        assert not _none_ruled_out([fresh, other], policy, DECIDED_AT, trust)
+        assert not none_ruled_out([fresh, other], policy, DECIDED_AT, trust)
 
 
 AGREEING = st.builds(
@@ -295,14 +297,14 @@ AGREEING = st.builds(
 @given(st.lists(AGREEING, min_size=1, max_size=5))
 def test_items_nothing_rules_out_are_compared_and_cover_as_one_by_one(
         items: list[EvidenceItem]) -> None:
-    """Every item fresh and trusted (`_none_ruled_out`): their comparisons and covers, read in
-    C when all agree and each names one known mutation or none, are what `_read` finds."""
+    """Every item fresh and trusted (`none_ruled_out`): their comparisons and covers, read in
+    C when all agree and each names one known mutation or none, are what `read_item` finds."""
     policy = default_policy().trusting(["gitreal-gate/*"])
     known = {name: Mutation(name, "state_write", T0) for name in ("m0", "m1")}
     trust = judge_once(policy.trusted_verifiers)
-    assert _none_ruled_out(items, policy, DECIDED_AT, trust)
-    assert _readings(items, policy, DECIDED_AT, known, (), trust) == tuple(
-        _read(item, index, policy, DECIDED_AT, known, (), trust)
+    assert none_ruled_out(items, policy, DECIDED_AT, trust)
+    assert read_items(items, policy, DECIDED_AT, known, (), trust) == tuple(
+        read_item(item, index, policy, DECIDED_AT, known, (), trust)
         for index, item in enumerate(items))
 
 
@@ -314,12 +316,12 @@ def test_items_are_indexed_by_what_they_cover_and_their_check_as_one_by_one(
         drawn: list[tuple[tuple[str, ...], CheckType]]) -> None:
     items = [EvidenceItem(Evidence(check, T0, Verifier("v", VerifierKind.INDEPENDENT)),
                           Origin.CLAIM, "claim") for _, check in drawn]
-    readings = [_Reading(True, None, covers, ()) for covers, _ in drawn]
+    readings = [Reading(True, None, covers, ()) for covers, _ in drawn]
     by_mutation: dict[str, list[int]] = {}
     by_check: dict[CheckType, list[int]] = {}
     for index, (covers, check) in enumerate(drawn):
         for mutation_id in covers:
             by_mutation.setdefault(mutation_id, []).append(index)
         by_check.setdefault(check, []).append(index)
-    found = _candidates(items, readings)
+    found = item_indexes(items, readings)
     assert (dict(found[0]), dict(found[1])) == (by_mutation, by_check)

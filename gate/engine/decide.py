@@ -16,22 +16,19 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 from functools import partial
-from itertools import chain, compress, repeat
-from operator import and_, attrgetter, eq, is_, is_not, itemgetter, le, not_
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+from itertools import repeat
+from typing import Any, NamedTuple, TypeVar
 
 from gate import GATE_ID
 from gate.claim.facts import EvidenceItem, Facts, Origin
-from gate.claim.model import JSON, CheckType, Claim, Evidence, Mutation, VerdictState
+from gate.claim.model import CheckType, Claim, Evidence, Mutation, VerdictState
 from gate.claim.policy import Policy
 from gate.claim.timefmt import format_rfc3339
-from gate.claim.wording import duration
 from gate.engine.agent_time import future_mutations, invalid_time_problem
 from gate.engine.binding import bind_to_subject, superseded
 from gate.engine.chain_parts import way_out
 from gate.engine.change_reach import judge_reach, reading_judgements
 from gate.engine.commit_order import ordered_after, skew_notes
-from gate.engine.completeness import item_problem
 from gate.engine.fail_to_pass import (
     counted_fail_to_pass,
     fail_to_pass_judgements,
@@ -40,14 +37,11 @@ from gate.engine.fail_to_pass import (
 )
 from gate.engine.handed_on import channel_judgements, judge_channel
 from gate.engine.provenance import judge_provenance
+from gate.engine.readings import Reading, describe_item, item_indexes, read_items
 from gate.engine.removed_tests import claim_judgements, rule_judgements
 from gate.engine.results import Assessment, Judgement, Problem, Unmet, Verdict, worst
 from gate.engine.run_binding import bind_records_to_junit
-from gate.engine.test_counts import count_contradictions, count_problem, failures_stand
-from gate.engine.trust import TrustJudgement, judge_once
-
-if TYPE_CHECKING:
-    from gate.claim.github_facts import PullObservation
+from gate.engine.trust import judge_once
 
 #: When no evidence counts for a mutation, the reported code is the one closest to counting.
 _CLOSENESS = (
@@ -60,49 +54,7 @@ _CLOSENESS = (
     "self_attested_only",
 )
 _MAX_LISTED = 3
-_STRINGS = frozenset({str})
-_TUPLES = frozenset({tuple})
-_DICTS = frozenset({dict})
 _Made = TypeVar("_Made", Assessment, Judgement)
-
-
-def differences(expected: Mapping[str, JSON], observed: JSON, prefix: str = "") -> list[str]:
-    """Fields of `expected` that `observed` lacks or holds with another value (rule 6)."""
-    if not isinstance(observed, dict):
-        return [f"{prefix or 'value'}: expected an object, observed {_show(observed)}"]
-    if _STRINGS.issuperset(map(type, expected.values())) \
-            and all(map(eq, expected.values(), map(observed.get, expected))):
-        return []  # every expected value a string the observed one equals (asked in C)
-    found: list[str] = []
-    for key, want in expected.items():
-        name = f"{prefix}.{key}" if prefix else key
-        if key not in observed:
-            found.append(f"{name}: expected {_show(want)}, observed nothing (field absent)")
-        elif isinstance(want, dict) and isinstance(observed[key], dict):
-            found.extend(differences(want, observed[key], name))
-        elif not _same(want, observed[key]):
-            found.append(f"{name}: expected {_show(want)}, observed {_show(observed[key])}")
-    return found
-
-
-def _same(left: JSON, right: JSON) -> bool:
-    """JSON equality that keeps true apart from 1 (Python's == does not)."""
-    if isinstance(left, bool) or isinstance(right, bool):
-        return type(left) is type(right) and left == right
-    if isinstance(left, list) and isinstance(right, list):
-        return len(left) == len(right) and all(map(_same, left, right))
-    if isinstance(left, dict) and isinstance(right, dict):
-        return left.keys() == right.keys() and all(_same(left[k], right[k]) for k in left)
-    return bool(left == right)
-
-
-def _show(value: JSON) -> str:
-    text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."
-
-
-def _describe_item(index: int, evidence: Evidence) -> str:
-    return f"evidence #{index} ({evidence.check_type} by {evidence.verifier.id!r})"
 
 
 def _made(kind: type[_Made], **fields: Any) -> _Made:
@@ -118,66 +70,6 @@ def _made(kind: type[_Made], **fields: Any) -> _Made:
 _new = object.__new__
 
 
-def _problem_of(
-    item: EvidenceItem, index: int, policy: Policy, now: datetime,
-    judge: Callable[[EvidenceItem], TrustJudgement],
-) -> tuple[bool, Problem | None]:
-    """Why this item cannot count for anything, if it cannot; messages are built only then.
-    `judge`: the trust judgement (`trust.judge_once`, one per verifier)."""
-    evidence = item.evidence
-    judgement = judge(item)
-    if item.disqualified is not None \
-            and not failures_stand(item.disqualified.code, evidence):
-        label = _describe_item(index, evidence)
-        return judgement.independent, Problem(
-            item.disqualified.code, f"{label}: {item.disqualified.message}"
-        )
-    if not judgement.independent:
-        code = judgement.code or "self_attested_only"
-        return False, Problem(code, f"{_describe_item(index, evidence)}: {judgement.message}")
-    if evidence.at > now:
-        return True, Problem(
-            "from_future",
-            f"{_describe_item(index, evidence)} is dated {format_rfc3339(evidence.at)}, after the"
-            f" decision time {format_rfc3339(now)}; evidence from the future never counts"
-            " (a clock is wrong or the date was forged)",
-        )
-    limit = policy.max_age_for(evidence.check_type)
-    age = (now - evidence.at).total_seconds()
-    if age > limit:
-        return True, Problem(
-            "stale",
-            f"{_describe_item(index, evidence)} observed at {format_rfc3339(evidence.at)} is"
-            f" {duration(age)} old, over the {duration(limit)} limit for {evidence.check_type};"
-            " collect it again",
-        )
-    if evidence.expected is not None and not evidence.has_observed_value:
-        return True, Problem(
-            "no_observation",
-            f"{_describe_item(index, evidence)} states what it expected but records no"
-            " observed_value",
-        )
-    counted = count_problem(evidence) if evidence.check_type is CheckType.TEST_RUN else None
-    if counted is not None:  # only a test run's counts are read (count_problem)
-        return True, Problem(counted.code, f"{_describe_item(index, evidence)}: {counted.message}")
-    return True, None
-
-
-def _effective_covers(
-    evidence: Evidence, known: Mapping[str, Mutation], code_change: tuple[str, ...]
-) -> tuple[str, ...]:
-    """What an item covers: its own `covers` among the claim's mutations, or, for a test run
-    that names none, every code change. A test run covers only code changes, whatever it
-    names: a state_write or a deploy needs its own check type (readback, health)."""
-    covers = evidence.covers
-    if evidence.check_type is CheckType.TEST_RUN:
-        named = [c for c in covers if c in code_change]
-        return tuple(dict.fromkeys(named)) if covers else code_change
-    if len(covers) <= 1 and all(map(known.__contains__, covers)):  # most name one, known
-        return tuple(covers)
-    return tuple(dict.fromkeys(c for c in covers if c in known))
-
-
 def decide(claim: Claim, facts: Facts, policy: Policy, now: datetime) -> Verdict:
     """Decide a claim. `facts` is what the gate and operator observed; the claim's own
     evidence is added here as origin `claim`, so it can never skip the trust judgement."""
@@ -190,9 +82,9 @@ def decide(claim: Claim, facts: Facts, policy: Policy, now: datetime) -> Verdict
     known = {mutation.id: mutation for mutation in claim.mutations}
     code_change = tuple(m.id for m in claim.mutations if m.kind in policy.code_change_kinds)
     trust = judge_once(policy.trusted_verifiers)
-    readings = _readings(items, policy, now, known, code_change, trust, facts.pull)
+    readings = read_items(items, policy, now, known, code_change, trust, facts.pull)
     future = {m: invalid_time_problem(known[m], now) for m in future_mutations(claim, now)}
-    by_mutation, by_check = _candidates(items, readings)
+    by_mutation, by_check = item_indexes(items, readings)
 
     def after(i: int, mutation: Mutation) -> bool:  # by time, or by the run's commit
         return ordered_after(items[i], mutation, code_change, facts.subject)
@@ -260,144 +152,9 @@ def _observed(item: EvidenceItem, facts: Facts, policy: Policy) -> EvidenceItem:
     return bind_to_subject(judge_reach(judged, facts.change, policy.trust), facts)
 
 
-class _Reading(NamedTuple):
-    """One item before it is weighed: whose it is, what rules it out, what it covers and
-    where it contradicts the claim. A named tuple, immutable as a frozen dataclass and made
-    in a third of its time: there is one per evidence item (issue 23)."""
-
-    independent: bool
-    problem: Problem | None
-    covers: tuple[str, ...]
-    contradiction: tuple[str, ...]
-
-
-def _read(
-    item: EvidenceItem, index: int, policy: Policy, now: datetime,
-    known: Mapping[str, Mutation], code_change: tuple[str, ...],
-    trust: Callable[[EvidenceItem], TrustJudgement], pull: PullObservation | None = None,
-) -> _Reading:
-    independent, problem = _problem_of(item, index, policy, now, trust)
-    evidence = item.evidence
-    expected = evidence.expected
-    contradiction = (
-        differences(expected, evidence.observed_value)
-        if expected is not None and evidence.has_observed_value else []
-    )
-    if evidence.check_type is CheckType.TEST_RUN:  # only a test run's counts contradict
-        contradiction += count_contradictions(evidence)
-    if problem is None and item.producer is not None:  # GitHub's word on the item's run
-        found = item_problem(item, pull, bool(contradiction))
-        problem = Problem(found.code, f"{_describe_item(index, evidence)}: {found.message}") \
-            if found else None
-    return _Reading(independent, problem, _effective_covers(evidence, known, code_change),
-                    tuple(contradiction))
-
-
-def _readings(
-    items: Sequence[EvidenceItem], policy: Policy, now: datetime,
-    known: Mapping[str, Mutation], code_change: tuple[str, ...],
-    trust: Callable[[EvidenceItem], TrustJudgement], pull: PullObservation | None = None,
-) -> tuple[_Reading, ...]:
-    """`_read` of each item. When `_none_ruled_out` finds, of all the items at once, that no
-    item can have a problem, only what differs per item (its comparison, its covers) is read
-    one by one, without `_read`'s steps for each (issue 23); else each item is `_read`."""
-    if not _none_ruled_out(items, policy, now, trust):
-        return tuple(_read(item, index, policy, now, known, code_change, trust, pull)
-                     for index, item in enumerate(items))
-    evidence = list(map(_EVIDENCE, items))
-    covers = list(map(attrgetter("covers"), evidence))
-    if _own_covers(covers, known) and _all_agree(evidence):  # the reading of each, in C
-        count = len(evidence)
-        return tuple(map(_Reading, repeat(True, count), repeat(None, count), covers,
-                         repeat((), count)))
-    return tuple(
-        _Reading(True, None, one.covers if _known_one(one.covers, known)
-                 else _effective_covers(one, known, code_change),
-                 tuple(differences(one.expected, one.observed_value))
-                 if one.expected is not None and one.has_observed_value else ())
-        for one in evidence)
-
-
-def _candidates(items: Sequence[EvidenceItem], readings: Sequence[_Reading],
-                ) -> tuple[dict[str, list[int]], dict[CheckType, list[int]]]:
-    """The items' indexes by the mutations they cover and by check type, in arrival order.
-    Items that each cover one mutation of their own, of one check type (one readback per
-    mutation), are indexed in C."""
-    covers = list(map(attrgetter("covers"), readings))
-    checks = list(map(_CHECK_TYPE, map(_EVIDENCE, items)))
-    count = len(items)
-    if set(map(len, covers)) == {1} and len(set(checks)) == 1:
-        by_mutation = dict(zip(map(itemgetter(0), covers), map(list, zip(range(count))),
-                               strict=True))
-        if len(by_mutation) == count:
-            return by_mutation, {checks[0]: list(range(count))}
-    by_mutation = defaultdict(list)
-    by_check: dict[CheckType, list[int]] = defaultdict(list)
-    for index, (covered, check) in enumerate(zip(covers, checks, strict=True)):
-        for mutation_id in covered:
-            by_mutation[mutation_id].append(index)
-        by_check[check].append(index)
-    return by_mutation, by_check
-
-
-def _known_one(covers: tuple[str, ...], known: Mapping[str, Mutation]) -> bool:
-    """`_effective_covers` of an item that is no test run and names one known mutation is
-    its own `covers` (a tuple, as the model makes it)."""
-    return type(covers) is tuple and len(covers) == 1 and covers[0] in known
-
-
-def _own_covers(covers: Sequence[tuple[str, ...]], known: Mapping[str, Mutation]) -> bool:
-    """Whether `_effective_covers` of every item (none a test run) is its own `covers`: each
-    a tuple naming one known mutation or none (`_known_one`, asked of all at once in C)."""
-    return _TUPLES.issuperset(map(type, covers)) and max(map(len, covers), default=0) <= 1 \
-        and known.keys() >= set(chain.from_iterable(covers))
-
-
-def _all_agree(evidence: Sequence[Evidence]) -> bool:
-    """Whether `differences` finds nothing for every item that compares (an expectation and
-    an observation, both plain objects): each expected value a string that the observed
-    object holds under its key, asked of all of them at once in C."""
-    expected = list(map(attrgetter("expected"), evidence))
-    compared = list(map(is_not, expected, repeat(None)))
-    wanted = list(compress(expected, compared))
-    seen = list(compress(map(attrgetter("observed_value"), evidence), compared))
-    return _DICTS.issuperset(map(type, wanted)) and _DICTS.issuperset(map(type, seen)) \
-        and _STRINGS.issuperset(map(type, chain.from_iterable(map(dict.values, wanted)))) \
-        and all(map(le, map(dict.items, wanted), map(dict.items, seen)))
-
-
-_EVIDENCE = attrgetter("evidence")
-_AT = attrgetter("at")
-_CHECK_TYPE = attrgetter("check_type")
-
-
-def _none_ruled_out(items: Sequence[EvidenceItem], policy: Policy, now: datetime,
-                    trust: Callable[[EvidenceItem], TrustJudgement]) -> bool:
-    """Whether `_read` finds no problem in any item, asked of all of them at once: none
-    disqualified by a collector, none from a CI run (`item_problem`) or a test run (its
-    counts are read), each judged independent, none expecting without an observation, and
-    every observation fresh, by the newest and the oldest of its check type."""
-    if not all(map(is_, map(attrgetter("disqualified"), items), repeat(None))) \
-            or not all(map(is_, map(attrgetter("producer"), items), repeat(None))) \
-            or not all(map(attrgetter("independent"), map(trust, items))):
-        return False
-    evidence = list(map(_EVIDENCE, items))
-    checks = set(map(_CHECK_TYPE, evidence))
-    if CheckType.TEST_RUN in checks or any(map(
-            and_, map(is_not, map(attrgetter("expected"), evidence), repeat(None)),
-            map(not_, map(attrgetter("has_observed_value"), evidence)))):
-        return False
-    for check in checks:
-        times = list(map(_AT, evidence)) if len(checks) == 1 \
-            else [one.at for one in evidence if one.check_type is check]
-        if max(times) > now or (now - min(times)).total_seconds() > policy.max_age_for(check):
-            return False
-    return True
-
-
 def _judge_mutation(
     mutation: Mutation, candidates: Sequence[int], items: Sequence[EvidenceItem],
-    readings: Sequence[_Reading], invalid_time: Problem | None,
+    readings: Sequence[Reading], invalid_time: Problem | None,
     after: Callable[[int, Mutation], bool],
 ) -> Judgement:
     """`candidates`: the items that cover this mutation, in the order they arrived;
@@ -428,7 +185,7 @@ def _judge_mutation(
 
 def _judge_mutations(
     mutations: Sequence[Mutation], by_mutation: Mapping[str, Sequence[int]],
-    items: Sequence[EvidenceItem], readings: Sequence[_Reading], clean: Sequence[bool],
+    items: Sequence[EvidenceItem], readings: Sequence[Reading], clean: Sequence[bool],
     future: Mapping[str, Problem], after: Callable[[int, Mutation], bool],
 ) -> list[Judgement]:
     """`_judge_mutation` of each mutation; one that every candidate supports by time (each
@@ -459,7 +216,7 @@ def _judge_mutations(
     return judged
 
 
-def _all_support(candidates: Sequence[int], readings: Sequence[_Reading], clean: Sequence[bool],
+def _all_support(candidates: Sequence[int], readings: Sequence[Reading], clean: Sequence[bool],
                  supported: Mapping[str, bool]) -> bool:
     """Whether `_judge_requirement` finds every candidate supporting, without weighing each:
     each is `clean` and covers only mutations that each of their candidates supports (so it
@@ -476,7 +233,7 @@ def _met(check: CheckType, candidates: Sequence[int]) -> Judgement:
 
 def _judge_requirement(
     check: CheckType, candidates: Sequence[int], items: Sequence[EvidenceItem],
-    readings: Sequence[_Reading], known: Mapping[str, Mutation], future: Mapping[str, Problem],
+    readings: Sequence[Reading], known: Mapping[str, Mutation], future: Mapping[str, Problem],
     after: Callable[[int, Mutation], bool],
 ) -> Judgement:
     """`candidates`: the items of this check type, in the order they arrived."""
@@ -507,7 +264,7 @@ _NOTHING_OBSERVED = Judgement("claim", VerdictState.UNVERIFIED, Unmet(
 
 def _verdict(
     claim: Claim, policy: Policy, now: datetime, items: tuple[EvidenceItem, ...],
-    readings: Sequence[_Reading], judgements: tuple[Judgement, ...],
+    readings: Sequence[Reading], judgements: tuple[Judgement, ...],
 ) -> Verdict:
     """Assemble the verdict from the judgements alone: state, unmet, reason and assessments
     are all read off them, so they cannot say two different things."""
@@ -547,7 +304,7 @@ def _verdict(
     )
 
 
-class _Weighing(NamedTuple):  # one per mutation and requirement weighed: see _Reading
+class _Weighing(NamedTuple):  # one per mutation and requirement weighed: see Reading
     supporting: tuple[int, ...]
     contradicting: tuple[int, ...]
     rejected: tuple[tuple[int, Problem], ...]
@@ -555,7 +312,7 @@ class _Weighing(NamedTuple):  # one per mutation and requirement weighed: see _R
 
 def _weigh(
     candidates: Sequence[int],
-    readings: Sequence[_Reading],
+    readings: Sequence[Reading],
     after: Callable[[int], bool],
     before_message: Callable[[int], str],
     invalid_time: Callable[[int], Problem | None],
@@ -583,7 +340,7 @@ def _weigh(
 
 def _before_message(index: int, evidence: Evidence, mutation: Mutation) -> str:
     return (
-        f"{_describe_item(index, evidence)} was observed at {format_rfc3339(evidence.at)},"
+        f"{describe_item(index, evidence)} was observed at {format_rfc3339(evidence.at)},"
         f" not after {mutation.id} at {format_rfc3339(mutation.at)}; it says nothing about"
         " that change"
     )
@@ -594,7 +351,7 @@ def _before_all_message(
 ) -> str:
     late = [c for c in covered if evidence.at <= known[c].at]
     return (
-        f"{_describe_item(index, evidence)} was observed at {format_rfc3339(evidence.at)},"
+        f"{describe_item(index, evidence)} was observed at {format_rfc3339(evidence.at)},"
         f" not after the mutations it covers ({', '.join(late)})"
     )
 
@@ -635,14 +392,14 @@ def _mutation_unmet(
     mutation: Mutation,
     found: _Weighing,
     items: Sequence[EvidenceItem],
-    readings: Sequence[_Reading],
+    readings: Sequence[Reading],
 ) -> Unmet:
     label = _mutation_label(mutation)
     if found.contradicting:
         first = found.contradicting[0]
         return Unmet(
             "contradicted",
-            f"{label} is contradicted by {_describe_item(first, items[first].evidence)}: "
+            f"{label} is contradicted by {describe_item(first, items[first].evidence)}: "
             + "; ".join(readings[first].contradiction[:_MAX_LISTED]),
             mutation=mutation.id,
             evidence=found.contradicting,
@@ -668,14 +425,14 @@ def _requirement_unmet(
     check_type: CheckType,
     found: _Weighing,
     items: Sequence[EvidenceItem],
-    readings: Sequence[_Reading],
+    readings: Sequence[Reading],
 ) -> Unmet:
     label = f"the policy requires {check_type}"
     if found.contradicting:
         first = found.contradicting[0]
         return Unmet(
             "contradicted",
-            f"{label}, and {_describe_item(first, items[first].evidence)} contradicts the claim: "
+            f"{label}, and {describe_item(first, items[first].evidence)} contradicts the claim: "
             + "; ".join(readings[first].contradiction[:_MAX_LISTED]),
             requirement=check_type,
             evidence=found.contradicting,
