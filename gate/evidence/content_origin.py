@@ -15,6 +15,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 #: What a file under site-packages is: listed with its bytes, listed with other bytes, or not
@@ -30,15 +31,7 @@ def record_hash(data: bytes) -> str:
 def listed_hashes(records: str, relative: str) -> list[str]:
     """The sha256s RECORD text lists for `relative` ("" where listed without one), from every
     line that starts with the path; `records` starts with a newline (it may join several)."""
-    found = []
-    needle = f"\n{relative},"
-    index = records.find(needle)
-    while index >= 0:
-        end = records.find("\n", index + 1)
-        fields = records[index + 1:end if end >= 0 else None].rstrip("\r").split(",")
-        found.append(fields[1].removeprefix("sha256=") if fields[1].startswith("sha256=") else "")
-        index = records.find(needle, index + 1)
-    return found
+    return list(map(_hash_field, _lines_from(records, f"\n{relative},")))
 
 
 def listed_under(records: str, prefix: str) -> dict[str, list[str]]:
@@ -47,16 +40,25 @@ def listed_under(records: str, prefix: str) -> dict[str, list[str]]:
     the line's first field (`listed_hashes` matches a path the same way for a path without a
     comma)."""
     found: dict[str, list[str]] = {}
-    needle = f"\n{prefix}"
+    for fields in _lines_from(records, f"\n{prefix}"):
+        if len(fields) > 1:
+            found.setdefault(fields[0], []).append(_hash_field(fields))
+    return found
+
+
+def _lines_from(records: str, needle: str) -> Iterator[list[str]]:
+    """The comma-separated fields of each line that `needle` (a new line, then how the line
+    starts) opens, in order; one home for the walk both lookups make."""
     index = records.find(needle)
     while index >= 0:
         end = records.find("\n", index + 1)
-        fields = records[index + 1:end if end >= 0 else None].rstrip("\r").split(",")
-        if len(fields) > 1:
-            found.setdefault(fields[0], []).append(
-                fields[1].removeprefix("sha256=") if fields[1].startswith("sha256=") else "")
+        yield records[index + 1:end if end >= 0 else None].rstrip("\r").split(",")
         index = records.find(needle, end) if end >= 0 else -1
-    return found
+
+
+def _hash_field(fields: list[str]) -> str:
+    """A RECORD line's sha256 ("" where it names none or another algorithm)."""
+    return fields[1].removeprefix("sha256=") if fields[1].startswith("sha256=") else ""
 
 
 def _read_records(site: Path) -> str:
