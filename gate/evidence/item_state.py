@@ -83,10 +83,13 @@ def defined_function(item: Any) -> object | None:
     return None if found is NOT_A_FUNCTION or found is NAME_GONE else found
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ItemState:
-    """What an item was when collected; compared by identity."""
+    """What an item was when collected; compared by identity. Slots and the item itself
+    inside: a session holds one per test, and each object more that survives is one more for
+    the cyclic collector's passes."""
 
+    item: Any
     cls: type
     attributes: tuple[object, ...]
     #: The test function as collected (the item's own, else what its parent defines).
@@ -111,8 +114,8 @@ class ItemState:
             attributes = tuple(getattr(item, name, None) for name in WATCHED_ATTRIBUTES)
         if calls_function is None:
             calls_function = runs_through_pyfunc_call(type(item))
-        return ItemState(type(item), attributes, function, getattr(function, "__code__", None),
-                         calls_function)
+        return ItemState(item, type(item), attributes, function,
+                         getattr(function, "__code__", None), calls_function)
 
     def same(self, item: Any) -> bool:
         """Is every watched part of the item still the very object it was (the common case,
@@ -174,7 +177,7 @@ class ItemWatch:
     def __init__(self, file_of: Callable[[object], str], describe: Callable[[object], str]) -> None:
         self._file_of = file_of
         self._describe = describe
-        self._states: dict[str, tuple[Any, ItemState]] = {}
+        self._states: dict[str, ItemState] = {}
         self._made: dict[tuple[str, str], tuple[Any, str]] = {}
         self._sub_logged: set[tuple[str, str]] = set()
         self._changes: dict[tuple[str, str], dict[str, str]] = {}
@@ -196,7 +199,7 @@ class ItemWatch:
         calls = self._pyfunc_classes.get(cls)
         if calls is None:  # once per item class, not per item
             calls = self._pyfunc_classes[cls] = runs_through_pyfunc_call(cls)
-        self._states[str(item.nodeid)] = (item, ItemState.of(item, calls))
+        self._states[str(item.nodeid)] = ItemState.of(item, calls)
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_pyfunc_call(self, pyfuncitem: Any) -> Generator[None, Any, Any]:
@@ -211,11 +214,11 @@ class ItemWatch:
         report = yield  # the outermost wrapper: the report as every other hook left it
         node, when = str(getattr(report, "nodeid", "")), str(call.when)
         self._made[(node, when)] = (report, str(getattr(report, "outcome", "")))
-        entry = self._states.get(node)  # `_compare`, inline: this runs three times a test
-        if entry is not None and entry[0] is item and not entry[1].same(item):
-            self._record_changes(node, item, entry[1], when)
+        state = self._states.get(node)  # `_compare`, inline: this runs three times a test
+        if state is not None and state.item is item and not state.same(item):
+            self._record_changes(node, item, state, when)
         if when == "call":
-            if entry is not None and entry[1].calls_function and id(item) not in self._called:
+            if state is not None and state.calls_function and id(item) not in self._called:
                 self._function_called(node, item, report)
         elif when == "teardown":  # a rerun calls the function again
             self._called.discard(id(item))
@@ -227,9 +230,9 @@ class ItemWatch:
         and put back, a class restored by its own `runtest`)."""
         # Subtests make call reports of their own while the function runs: each finds it
         # called (the mark is dropped at teardown).
-        entry = self._states.get(node)
-        if (id(item) in self._called or entry is None or entry[0] is not item
-                or not entry[1].calls_function):
+        state = self._states.get(node)
+        if (id(item) in self._called or state is None or state.item is not item
+                or not state.calls_function):
             return
         if getattr(report, "outcome", "") == "passed":
             self._report_problem(node, "call", "passed without pytest calling its test"
@@ -240,8 +243,8 @@ class ItemWatch:
         if self._count is not None:
             self._count(report.nodeid, report.when, report.outcome)
         node, when = str(report.nodeid), str(report.when)
-        entry = self._states.get(node)
-        if entry is None:
+        state = self._states.get(node)
+        if state is None:
             return  # collected in another process (xdist's workers): not watched here
         if type(report).__name__ == "SubtestReport" and type(report).__module__.startswith(
                 "_pytest."):
@@ -255,14 +258,14 @@ class ItemWatch:
             self._report_problem(
                 node, when, f"its outcome changed from {outcome} to {report.outcome} after"
                 " makereport", report)
-        if when == "teardown" and not entry[1].same(entry[0]):
-            self._record_changes(node, entry[0], entry[1], when)
+        if when == "teardown" and not state.same(state.item):
+            self._record_changes(node, state.item, state, when)
 
     def _compare(self, node: str, item: Any, when: str) -> None:
-        entry = self._states.get(node)
-        if entry is None or entry[0] is not item or entry[1].same(item):
+        state = self._states.get(node)
+        if state is None or state.item is not item or state.same(item):
             return
-        self._record_changes(node, item, entry[1], when)
+        self._record_changes(node, item, state, when)
 
     def _record_changes(self, node: str, item: Any, state: ItemState, when: str) -> None:
         for what, value in state.changes(item):
@@ -277,6 +280,13 @@ class ItemWatch:
             self._reports.append({"node": node, "when": when, "what": what,
                                   "file": node.split("::", 1)[0], "route": route,
                                   "report": self._describe(type(report))})
+
+    def release(self) -> None:
+        """Let go of the session's items once the inventory holds what was found: pytest
+        collects garbage at unconfigure (five full passes), and the items held here would keep
+        every test's objects alive through them."""
+        self._states.clear()
+        self._made.clear()
 
     def merge(self, entries: Mapping[str, object]) -> None:
         """What another process's item check recorded (an xdist worker's entries)."""
