@@ -108,7 +108,10 @@ class Tally:
         self._called: set[str] = set()
         self._finished: set[str] = set()
         self._collected: dict[str, None] | None = None
-        self._pending: list[tuple[str, str, str]] = []
+        #: Held reports as (node id, phase, outcome) laid end to end: strings only, so the
+        #: thousands held between counts are no work for the cyclic collector (a tuple each
+        #: would be, and would live long enough to be promoted and walked again).
+        self._pending: list[str] = []
 
     def collected(self, nodeids: Iterable[str]) -> None:
         """The tests the session will run (after deselection); xdist workers each say theirs."""
@@ -119,12 +122,13 @@ class Tally:
         tally (or once SETTLE_EVERY are held): inside a session each report then costs an
         append, and the counting runs in a loop whose tables stay in the CPU's caches."""
         pending = self._pending
-        pending.append((nodeid, when, outcome))
-        if len(pending) >= SETTLE_EVERY:
+        pending += (nodeid, when, outcome)
+        if len(pending) >= 3 * SETTLE_EVERY:
             self._settle()
 
     def _settle(self) -> None:
-        for nodeid, when, outcome in self._pending:
+        held = iter(self._pending)
+        for nodeid, when, outcome in zip(held, held, held, strict=True):
             self._count(nodeid, when, outcome)
         self._pending.clear()
 
