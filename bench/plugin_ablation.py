@@ -1,0 +1,161 @@
+"""Where the active plugin's cost in a real session goes: whole sessions with parts taken off.
+
+`bench.plugin_bench` times the plugin's hooks and phases from inside; a session pays more than
+that (what the plugin reads and keeps evicts the tests' data from the CPU's caches, and its
+objects are walked by the cyclic collector). Here every figure is a whole session's CPU, so
+nothing is left out: the suite runs without the plugin, with it, with the item check's hooks
+taken off its class before it registers, with every per-test hook taken off, and without the
+plugin but with do-nothing hooks of the same shapes (a makereport wrapper, a logreport, a
+logfinish, an itemcollected: pluggy's dispatch alone). Sessions of each kind run in turn, the
+order rotating; the split is the differences of the minimums and of the medians (a shared
+machine moves one session by tens of ms: a part smaller than that is not shown). A session
+with parts taken off writes a record that is wrong: it is timed, never read.
+
+    python -m bench.plugin_ablation --suite DIR [--paths tests/test_x.py] [--repeat 6]
+
+This module is also the `-p` plugin of those sessions (`-p bench.plugin_ablation`): what it
+takes off is named by an environment variable the parent sets.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Generator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+#: Which parts the session's plugin loses: a comma-separated list of KINDS' keys.
+OFF_VARIABLE = "CLAIM_GATE_BENCH_ABLATE"
+
+ITEM_HOOKS = ("pytest_itemcollected", "pytest_pyfunc_call", "pytest_runtest_makereport",
+              "pytest_runtest_logreport")
+
+#: name: (plugin mode, what is taken off)
+KINDS: dict[str, tuple[str, str]] = {
+    "without": ("without", ""),
+    "no-op hooks": ("without", "noop"),
+    "no per-test hook": ("with", "items,compare"),
+    "no item check": ("with", "items"),
+    "with": ("with", ""),
+}
+
+
+class _DoNothing:
+    """Hooks of the plugin's per-test shapes that do nothing: the dispatch alone."""
+
+    def pytest_itemcollected(self, item: Any) -> None:
+        del item
+
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_runtest_makereport(self, item: Any, call: Any) -> Generator[None, Any, Any]:
+        del item, call
+        return (yield)
+
+    def pytest_runtest_logreport(self, report: Any) -> None:
+        del report
+
+    def pytest_runtest_logfinish(self) -> None:
+        return None
+
+
+def _take_off(parts: set[str]) -> None:
+    from gate.evidence.item_state import ItemWatch
+    from gate.faces import pytest_plugin
+
+    if "items" in parts:
+        for name in ITEM_HOOKS:
+            delattr(ItemWatch, name)
+    if "compare" in parts:
+        del pytest_plugin._Recorder.pytest_runtest_logfinish
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if "noop" in os.environ.get(OFF_VARIABLE, "").split(","):
+        config.pluginmanager.register(_DoNothing(), "claim-gate-bench-do-nothing")
+
+
+if os.environ.get(OFF_VARIABLE):  # loaded by a session of this bench only
+    _take_off(set(os.environ[OFF_VARIABLE].split(",")))
+
+
+def _session(root: Path, kind: str, paths: list[str], bytecode: Path) -> float:
+    """CPU seconds (user + system, with every child) of one session of `kind`."""
+    from bench.plugin_bench import MODES, _env
+
+    mode, off = KINDS[kind]
+    env = {**_env(bytecode), OFF_VARIABLE: off,
+           "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    args = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+            "--junitxml", "out/junit.xml", *MODES[mode], "-p", "bench.plugin_ablation", *paths]
+    with tempfile.TemporaryFile() as output:
+        process = subprocess.Popen(args, cwd=root, env=env, stdout=output,
+                                   stderr=subprocess.STDOUT)
+        _, status, usage = os.wait4(process.pid, 0)
+        if os.waitstatus_to_exitcode(status) != 0:
+            output.seek(0)
+            raise SystemExit(f"pytest failed ({kind}):\n"
+                             f"{output.read().decode('utf-8', 'replace')[-2000:]}")
+    return usage.ru_utime + usage.ru_stime
+
+
+def measure(root: Path, paths: list[str], repeat: int, bytecode: Path) -> dict[str, list[float]]:
+    """Each kind's session CPU times, `repeat` of each, in turn with the order rotating."""
+    kinds = list(KINDS)
+    times: dict[str, list[float]] = {kind: [] for kind in kinds}
+    for round_ in range(repeat):
+        for kind in kinds[round_ % len(kinds):] + kinds[:round_ % len(kinds)]:
+            times[kind].append(_session(root, kind, paths, bytecode))
+    return times
+
+
+def split(times: dict[str, list[float]],
+          statistic: Callable[[list[float]], float] = min) -> list[tuple[str, float]]:
+    """(part, seconds) from the differences of the kinds' `statistic` (min, median)."""
+    best = {kind: statistic(values) for kind, values in times.items()}
+    return [
+        ("the whole plugin", best["with"] - best["without"]),
+        ("the item check (its four hooks)", best["with"] - best["no item check"]),
+        ("the compare after each test", best["no item check"] - best["no per-test hook"]),
+        ("the rest: once per session, and what it keeps", best["no per-test hook"]
+         - best["without"]),
+        ("do-nothing hooks of the same shapes (dispatch)", best["no-op hooks"]
+         - best["without"]),
+    ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--suite", type=Path, required=True)
+    parser.add_argument("--paths", nargs="*", default=[])
+    parser.add_argument("--repeat", type=int, default=6)
+    args = parser.parse_args(argv)
+    from bench.plugin_bench import copy_suite, run_once
+
+    with tempfile.TemporaryDirectory(prefix="claim-gate-ablation-tree-") as tmp, \
+            tempfile.TemporaryDirectory(prefix="claim-gate-plugin-bytecode-") as bytecode:
+        root = Path(tmp)
+        copy_suite(args.suite, root)
+        run_once(root, "with", args.paths, Path(bytecode))  # warm: the bytecode cache filled
+        times = measure(root, args.paths, args.repeat, Path(bytecode))
+    print(f"suite: {args.suite}, sessions of each kind: {args.repeat} (CPU, min / median)")
+    for kind, values in times.items():
+        print(f"  {kind:>18}: {min(values):.3f} s / {statistics.median(values):.3f} s")
+    without = min(times["without"])
+    print(f"  {'part (of the minimums; of the medians)':>48}")
+    for (part, low), (_, middle) in zip(split(times), split(times, statistics.median),
+                                        strict=True):
+        print(f"  {part:>48}: {low * 1000:+7.1f} ms = {low / without:+.2%};"
+              f" {middle * 1000:+7.1f} ms")
+    print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
