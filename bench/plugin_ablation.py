@@ -98,7 +98,8 @@ def _session(root: Path, kind: str, paths: list[str], bytecode: Path) -> float:
         process = subprocess.Popen(args, cwd=root, env=env, stdout=output,
                                    stderr=subprocess.STDOUT)
         _, status, usage = os.wait4(process.pid, 0)
-        if os.waitstatus_to_exitcode(status) != 0:
+        process.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
+        if process.returncode != 0:
             output.seek(0)
             raise SystemExit(f"pytest failed ({kind}):\n"
                              f"{output.read().decode('utf-8', 'replace')[-2000:]}")

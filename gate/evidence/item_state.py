@@ -281,13 +281,6 @@ class ItemWatch:
                                   "file": node.split("::", 1)[0], "route": route,
                                   "report": self._describe(type(report))})
 
-    def release(self) -> None:
-        """Let go of the session's items once the inventory holds what was found: pytest
-        collects garbage at unconfigure (five full passes), and the items held here would keep
-        every test's objects alive through them."""
-        self._states.clear()
-        self._made.clear()
-
     def merge(self, entries: Mapping[str, object]) -> None:
         """What another process's item check recorded (an xdist worker's entries)."""
         for name, kept in (("item_changes", None), ("item_reports", self._reports)):
