@@ -119,8 +119,9 @@ class Tally:
 
     def add(self, nodeid: str, when: str, outcome: str) -> None:
         """One logged report, counted in order with the others before anything reads the
-        tally (or once SETTLE_EVERY are held): inside a session each report then costs an
-        append, and the counting runs in a loop whose tables stay in the CPU's caches."""
+        tally (or once SETTLE_EVERY are held): inside a session each report then costs one
+        extend of the held list, and the counting runs in a loop whose tables stay in the
+        CPU's caches."""
         pending = self._pending
         pending += (nodeid, when, outcome)
         if len(pending) >= 3 * SETTLE_EVERY:
