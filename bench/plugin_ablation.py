@@ -22,9 +22,7 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
-import tempfile
 from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import Any
@@ -87,23 +85,11 @@ if os.environ.get(OFF_VARIABLE):  # loaded by a session of this bench only
 
 def _session(root: Path, kind: str, paths: list[str], bytecode: Path) -> float:
     """CPU seconds (user + system, with every child) of one session of `kind`."""
-    from bench.plugin_bench import MODES, _env
+    from bench.plugin_bench import run_once
 
     mode, off = KINDS[kind]
-    env = {**_env(bytecode), OFF_VARIABLE: off,
-           "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
-    args = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-            "--junitxml", "out/junit.xml", *MODES[mode], "-p", "bench.plugin_ablation", *paths]
-    with tempfile.TemporaryFile() as output:
-        process = subprocess.Popen(args, cwd=root, env=env, stdout=output,
-                                   stderr=subprocess.STDOUT)
-        _, status, usage = os.wait4(process.pid, 0)
-        process.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
-        if process.returncode != 0:
-            output.seek(0)
-            raise SystemExit(f"pytest failed ({kind}):\n"
-                             f"{output.read().decode('utf-8', 'replace')[-2000:]}")
-    return usage.ru_utime + usage.ru_stime
+    environ = {OFF_VARIABLE: off, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    return run_once(root, mode, paths, bytecode, ("-p", "bench.plugin_ablation"), environ)[1]
 
 
 def measure(root: Path, paths: list[str], repeat: int, bytecode: Path) -> dict[str, list[float]]:
@@ -137,14 +123,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--paths", nargs="*", default=[])
     parser.add_argument("--repeat", type=int, default=6)
     args = parser.parse_args(argv)
-    from bench.plugin_bench import copy_suite, run_once
+    from bench.plugin_bench import warm_suite
 
-    with tempfile.TemporaryDirectory(prefix="claim-gate-ablation-tree-") as tmp, \
-            tempfile.TemporaryDirectory(prefix="claim-gate-plugin-bytecode-") as bytecode:
-        root = Path(tmp)
-        copy_suite(args.suite, root)
-        run_once(root, "with", args.paths, Path(bytecode))  # warm: the bytecode cache filled
-        times = measure(root, args.paths, args.repeat, Path(bytecode))
+    with warm_suite(args.suite, args.paths, "claim-gate-ablation-tree-") as (root, bytecode):
+        times = measure(root, args.paths, args.repeat, bytecode)
     print(f"suite: {args.suite}, sessions of each kind: {args.repeat} (CPU, min / median)")
     for kind, values in times.items():
         print(f"  {kind:>18}: {min(values):.3f} s / {statistics.median(values):.3f} s")

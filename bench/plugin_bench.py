@@ -43,6 +43,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 TARGET_RATIO = 1.05
@@ -102,15 +104,17 @@ MODES = {
 }
 
 
-def run_once(root: Path, mode: str, paths: list[str],
-             bytecode: Path | None = None) -> tuple[float, float]:
-    """(wall seconds, CPU seconds) of one pytest session."""
+def run_once(root: Path, mode: str, paths: list[str], bytecode: Path | None = None,
+             extra: Sequence[str] = (), environ: Mapping[str, str] | None = None,
+             ) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of one pytest session; `extra` arguments before the paths
+    and `environ` variables over the bench's environment (a bench's own `-p` plugin)."""
     args = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-            "--junitxml", "out/junit.xml", *MODES[mode], *paths]
+            "--junitxml", "out/junit.xml", *MODES[mode], *extra, *paths]
     with tempfile.TemporaryFile() as output:
         started = time.perf_counter()
-        process = subprocess.Popen(args, cwd=root, env=_env(bytecode), stdout=output,
-                                   stderr=subprocess.STDOUT)
+        process = subprocess.Popen(args, cwd=root, env={**_env(bytecode), **(environ or {})},
+                                   stdout=output, stderr=subprocess.STDOUT)
         _, status, usage = os.wait4(process.pid, 0)
         elapsed = time.perf_counter() - started
         process.returncode = os.waitstatus_to_exitcode(status)
@@ -119,6 +123,18 @@ def run_once(root: Path, mode: str, paths: list[str],
             text = output.read().decode("utf-8", "replace")
             raise SystemExit(f"pytest failed ({process.returncode}):\n{text[-2000:]}")
     return elapsed, usage.ru_utime + usage.ru_stime
+
+
+@contextmanager
+def warm_suite(suite: Path, paths: list[str], prefix: str) -> Iterator[tuple[Path, Path]]:
+    """(tree, bytecode cache): `suite` copied and committed in a temporary repository, run
+    once with the plugin so the bytecode cache is filled; both removed afterwards."""
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp, \
+            tempfile.TemporaryDirectory(prefix="claim-gate-plugin-bytecode-") as bytecode:
+        root = Path(tmp)
+        copy_suite(suite, root)
+        run_once(root, "with", paths, Path(bytecode))
+        yield root, Path(bytecode)
 
 
 def own_work(root: Path, tests: int) -> float:

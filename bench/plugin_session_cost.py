@@ -176,14 +176,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--paths", nargs="*", default=[])
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args(argv)
-    from bench.plugin_bench import copy_suite, run_once
+    from bench.plugin_bench import warm_suite
 
-    with tempfile.TemporaryDirectory(prefix="claim-gate-session-cost-tree-") as tmp, \
-            tempfile.TemporaryDirectory(prefix="claim-gate-plugin-bytecode-") as bytecode:
-        root = Path(tmp)
-        copy_suite(args.suite, root)
-        run_once(root, "with", args.paths, Path(bytecode))  # warm: the bytecode cache filled
-        best, calls, without = measure(root, args.paths, args.repeat, Path(bytecode))
+    with warm_suite(args.suite, args.paths, "claim-gate-session-cost-tree-") as (root, bytecode):
+        best, calls, without = measure(root, args.paths, args.repeat, bytecode)
     print(f"suite: {args.suite}, repetitions: {args.repeat}, session CPU without the plugin"
           f" (min): {without:.3f}s")
     print("\n".join(report(best, calls, without)))
