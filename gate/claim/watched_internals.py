@@ -47,7 +47,7 @@ WATCHED_NAMESPACES: tuple[str, ...] = (
     "gate.evidence.pytest_watch:Watch",
     "gate.evidence.watch_namespaces",
     "gate.evidence.item_state",
-    "gate.evidence.item_state:ItemState",
+    "gate.evidence.item_state:HeldItems",
     "gate.evidence.item_state:ItemWatch",
     "gate.evidence.xdist_channel:XdistChannel",
 )

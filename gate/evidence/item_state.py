@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Generator, Mapping
-from dataclasses import dataclass
 from operator import attrgetter, is_
 from typing import Any
 
@@ -83,78 +82,95 @@ def defined_function(item: Any) -> object | None:
     return None if found is NOT_A_FUNCTION or found is NAME_GONE else found
 
 
-@dataclass(frozen=True, slots=True)
-class ItemState:
-    """What an item was when collected; compared by identity. Slots and the item itself
-    inside: a session holds one per test, and each object more that survives is one more for
-    the cyclic collector's passes."""
+#: An item's slots in `HeldItems`' list: the item, its class, the values of
+#: WATCHED_ATTRIBUTES (one tuple shared by the items that share them), its test function as
+#: collected (the item's own, else what its parent defines) and that function's code.
+_ITEM, _CLASS, _ATTRIBUTE_VALUES, _FUNCTION, _CODE = range(5)
+STRIDE = 5
 
-    item: Any
-    cls: type
-    attributes: tuple[object, ...]
-    #: The test function as collected (the item's own, else what its parent defines).
-    function: object | None
-    code: object | None
-    #: The item runs its test function through `pytest_pyfunc_call` (pytest's own
-    #: `Function.runtest`): a passing call that never reached that hook ran something else.
-    calls_function: bool = False
 
-    @staticmethod
-    def of(item: Any, calls_function: bool | None = None) -> ItemState:
-        """`calls_function`: whether the item's class runs through `pytest_pyfunc_call`
-        (worked out here when not given; the item check keeps it per class)."""
+class HeldItems:
+    """What each item was when collected, compared by identity: every item's slots laid end
+    to end in one list, found by node id. No object of its own per item (a session holds
+    thousands of tests, and each object that outlives collection is walked by every full
+    pass of the cyclic collector, and brings the next pass closer); the attribute tuples are
+    shared by the items of one parent."""
+
+    __slots__ = ("_at", "_held", "_shared")
+
+    def __init__(self) -> None:
+        self._held: list[Any] = []
+        self._at: dict[str, int] = {}
+        #: The attribute tuples by their values' identities: the tuple holds them alive, so
+        #: an identity is never another object's while it is a key here.
+        self._shared: dict[tuple[int, ...], tuple[object, ...]] = {}
+
+    def add(self, node: str, item: Any) -> None:
         own = vars(item)
         collected = own.get("_obj")  # a collector may hand its own callable (`callobj`)
         function = (defined_function(item) if collected is None
                     else getattr(collected, "__func__", collected))
-        attributes: tuple[object, ...]
+        values: tuple[object, ...]
         try:
-            attributes = _ATTRIBUTES(item)  # one C-level read of them all, as `same` does
+            values = _ATTRIBUTES(item)  # one C-level read of them all, as `same` does
         except AttributeError:
-            attributes = tuple(getattr(item, name, None) for name in WATCHED_ATTRIBUTES)
-        if calls_function is None:
-            calls_function = runs_through_pyfunc_call(type(item))
-        return ItemState(item, type(item), attributes, function,
-                         getattr(function, "__code__", None), calls_function)
+            values = tuple(getattr(item, name, None) for name in WATCHED_ATTRIBUTES)
+        values = self._shared.setdefault(tuple(map(id, values)), values)
+        self._at[node] = len(self._held)
+        self._held += (item, type(item), values, function, getattr(function, "__code__", None))
 
-    def same(self, item: Any) -> bool:
+    def at(self, node: str) -> int | None:
+        """Where the item of this node id is held (None: collected in another process)."""
+        return self._at.get(node)
+
+    def item(self, at: int) -> Any:
+        return self._held[at + _ITEM]
+
+    def collected_class(self, at: int) -> type:
+        cls: type = self._held[at + _CLASS]
+        return cls
+
+    def same(self, at: int, item: Any) -> bool:
         """Is every watched part of the item still the very object it was (the common case,
         after each phase of every test: one C-level read of the attributes, `is` only)?"""
+        held = self._held
         try:
             attributes = _ATTRIBUTES(item)
         except AttributeError:
             return False
-        if type(item) is not self.cls or not all(map(is_, attributes, self.attributes)):
+        if type(item) is not held[at + _CLASS] or not all(
+                map(is_, attributes, held[at + _ATTRIBUTE_VALUES])):
             return False
         own = vars(item)
         if not own.keys().isdisjoint(ITEM_METHODS):  # a runtest/setup/teardown of its own
             return False
-        function = self.function
+        function = held[at + _FUNCTION]
         if function is None:
             return True
         current = own.get("_obj")  # the function itself, a bound method of it, or replaced
         if current is not None and current is not function and getattr(
                 current, "__func__", current) is not function:
             return False
-        return getattr(function, "__code__", None) is self.code
+        return getattr(function, "__code__", None) is held[at + _CODE]
 
-    def changes(self, item: Any) -> list[tuple[str, object]]:
+    def changes(self, at: int, item: Any) -> list[tuple[str, object]]:
         """(what, its new value) for each watched part of the item no longer as collected."""
+        cls, values, function, code = self._held[at + _CLASS:at + STRIDE]
         found: list[tuple[str, object]] = []
-        if type(item) is not self.cls:
+        if type(item) is not cls:
             found.append(("its class", type(item)))
-        for name, before in zip(WATCHED_ATTRIBUTES, self.attributes, strict=True):
+        for name, before in zip(WATCHED_ATTRIBUTES, values, strict=True):
             now = getattr(item, name, None)  # slots of pytest's Node, not in vars(item)
             if now is not before:
                 found.append((f"item.{name}", now))
         own = vars(item)
         current = own.get("_obj")
         current = getattr(current, "__func__", current)
-        if self.function is not None and current is not None and current is not self.function:
+        if function is not None and current is not None and current is not function:
             found.append(("its test function (item.obj)", current))
-        code = getattr(self.function, "__code__", None)
-        if self.function is not None and code is not self.code:
-            found.append(("the __code__ of its test function", code))
+        now_code = getattr(function, "__code__", None)
+        if function is not None and now_code is not code:
+            found.append(("the __code__ of its test function", now_code))
         found.extend((f"item.{name} (set on the item)", own[name])
                      for name in ITEM_METHODS if name in own)
         return found
@@ -177,7 +193,7 @@ class ItemWatch:
     def __init__(self, file_of: Callable[[object], str], describe: Callable[[object], str]) -> None:
         self._file_of = file_of
         self._describe = describe
-        self._states: dict[str, ItemState] = {}
+        self._held = HeldItems()
         self._made: dict[tuple[str, str], tuple[Any, str]] = {}
         self._sub_logged: set[tuple[str, str]] = set()
         self._changes: dict[tuple[str, str], dict[str, str]] = {}
@@ -196,10 +212,9 @@ class ItemWatch:
 
     def pytest_itemcollected(self, item: Any) -> None:
         cls = type(item)
-        calls = self._pyfunc_classes.get(cls)
-        if calls is None:  # once per item class, not per item
-            calls = self._pyfunc_classes[cls] = runs_through_pyfunc_call(cls)
-        self._states[str(item.nodeid)] = ItemState.of(item, calls)
+        if cls not in self._pyfunc_classes:  # once per item class, not per item
+            self._pyfunc_classes[cls] = runs_through_pyfunc_call(cls)
+        self._held.add(str(item.nodeid), item)
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_pyfunc_call(self, pyfuncitem: Any) -> Generator[None, Any, Any]:
@@ -214,11 +229,12 @@ class ItemWatch:
         report = yield  # the outermost wrapper: the report as every other hook left it
         node, when = str(getattr(report, "nodeid", "")), str(call.when)
         self._made[(node, when)] = (report, str(getattr(report, "outcome", "")))
-        state = self._states.get(node)  # `_compare`, inline: this runs three times a test
-        if state is not None and state.item is item and not state.same(item):
-            self._record_changes(node, item, state, when)
+        held = self._held
+        at = held.at(node)  # `_compare`, inline: this runs three times a test
+        if at is not None and held.item(at) is item and not held.same(at, item):
+            self._record_changes(node, item, at, when)
         if when == "call":
-            if state is not None and state.calls_function and id(item) not in self._called:
+            if at is not None and id(item) not in self._called and self._calls_function(at):
                 self._function_called(node, item, report)
         elif when == "teardown":  # a rerun calls the function again
             self._called.discard(id(item))
@@ -230,9 +246,9 @@ class ItemWatch:
         and put back, a class restored by its own `runtest`)."""
         # Subtests make call reports of their own while the function runs: each finds it
         # called (the mark is dropped at teardown).
-        state = self._states.get(node)
-        if (id(item) in self._called or state is None or state.item is not item
-                or not state.calls_function):
+        at = self._held.at(node)
+        if (id(item) in self._called or at is None or self._held.item(at) is not item
+                or not self._calls_function(at)):
             return
         if getattr(report, "outcome", "") == "passed":
             self._report_problem(node, "call", "passed without pytest calling its test"
@@ -243,8 +259,8 @@ class ItemWatch:
         if self._count is not None:
             self._count(report.nodeid, report.when, report.outcome)
         node, when = str(report.nodeid), str(report.when)
-        state = self._states.get(node)
-        if state is None:
+        at = self._held.at(node)
+        if at is None:
             return  # collected in another process (xdist's workers): not watched here
         if type(report).__name__ == "SubtestReport" and type(report).__module__.startswith(
                 "_pytest."):
@@ -258,17 +274,25 @@ class ItemWatch:
             self._report_problem(
                 node, when, f"its outcome changed from {outcome} to {report.outcome} after"
                 " makereport", report)
-        if when == "teardown" and not state.same(state.item):
-            self._record_changes(node, state.item, state, when)
+        if when == "teardown":
+            item = self._held.item(at)
+            if not self._held.same(at, item):
+                self._record_changes(node, item, at, when)
 
     def _compare(self, node: str, item: Any, when: str) -> None:
-        state = self._states.get(node)
-        if state is None or state.item is not item or state.same(item):
+        held = self._held
+        at = held.at(node)
+        if at is None or held.item(at) is not item or held.same(at, item):
             return
-        self._record_changes(node, item, state, when)
+        self._record_changes(node, item, at, when)
 
-    def _record_changes(self, node: str, item: Any, state: ItemState, when: str) -> None:
-        for what, value in state.changes(item):
+    def _calls_function(self, at: int) -> bool:
+        """The item's class as collected runs its test through `pytest_pyfunc_call`: a passing
+        call that never reached that hook ran something else."""
+        return self._pyfunc_classes.get(self._held.collected_class(at), False)
+
+    def _record_changes(self, node: str, item: Any, at: int, when: str) -> None:
+        for what, value in self._held.changes(at, item):
             key = (node, what)
             if key not in self._changes and len(self._changes) < MAX_KEPT:
                 self._changes[key] = {"node": node, "what": what, "now": self._describe(value),

@@ -367,7 +367,7 @@ class Watch:
                 for key, (what, now, seen) in watched.changes.get(name, {}).items()
             ]
             entries.append({
-                "name": name, "present": True, "names": len(snapshot.items),
+                "name": name, "present": True, "names": len(snapshot.keys),
                 "file": self._origins.shown(file), "origin": self._origins.of(file),
                 "unchanged": not changes, "changes": changes[:MAX_LISTED_CHANGES],
             })

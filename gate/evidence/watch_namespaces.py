@@ -137,7 +137,10 @@ class Snapshot:
     name: str
     owner: object
     namespace: Mapping[str, object]
-    items: tuple[tuple[str, object], ...]
+    #: The watched names and their objects, as two tuples (a pair each would be a thousand
+    #: more objects for the cyclic collector to walk in every full pass of the session).
+    keys: tuple[str, ...]
+    objects: tuple[object, ...]
     length: int
     values: tuple[int, ...]
     functions: tuple[FunctionType, ...]
@@ -148,19 +151,23 @@ class Snapshot:
     def take(cls, name: str, owner: object) -> Snapshot:
         namespace = namespace_of(owner)
         keys = watched_keys(owner, namespace)
-        items = tuple((key, namespace[key]) for key in keys)
+        objects = tuple(namespace[key] for key in keys)
         pairs, seen = [], set()
-        for key, value in items:
+        for key, value in zip(keys, objects, strict=True):
             for function in _functions(value):
                 if id(function) not in seen:  # a re-export is the same function
                     seen.add(id(function))
                     pairs.append((key, function))
         functions = tuple(f for _, f in pairs)
         return cls(
-            name, owner, namespace, items, len(namespace),
+            name, owner, namespace, keys, objects, len(namespace),
             tuple(map(id, namespace.values())), functions, tuple(key for key, _ in pairs),
             tuple(map(id, map(_CODE, functions))),
         )
+
+    def named(self) -> dict[str, object]:
+        """The watched names with their objects as taken."""
+        return dict(zip(self.keys, self.objects, strict=True))
 
     def same(self) -> bool:
         """Is the namespace, name for name and code for code, still the snapshot?"""
@@ -178,7 +185,7 @@ class Snapshot:
         a name a module's code never looks up, or a submodule imported into its package, is
         not a change."""
         now = dict(self.owner.__dict__)
-        before = dict(self.items)
+        before = self.named()
         changes: list[tuple[str, str, object]] = []
         for key, value in before.items():
             if key not in now:
@@ -282,7 +289,7 @@ class NamespaceWatch:
                 watch.absent[name] = f"{type(exc).__name__}: {exc}"[:200]
                 continue
             watch.snapshots[name] = Snapshot.take(name, owner)
-            watch.originals[name] = dict(watch.snapshots[name].items)
+            watch.originals[name] = watch.snapshots[name].named()
             if isinstance(owner, ModuleType):
                 watch.modules[name] = owner
         watch.rebaseline()
@@ -298,7 +305,8 @@ class NamespaceWatch:
         parts = [tuple(by_place[turn * size:(turn + 1) * size]) for turn in range(DEEP_ROTATION)]
         self.slices = tuple((part, tuple(map(_CODE, part))) for part in parts)
         named = [(s.namespace, key, value) for s in self.snapshots.values()
-                 if type(s.namespace) is dict for key, value in s.items]
+                 if type(s.namespace) is dict for key, value in zip(s.keys, s.objects,
+                                                                    strict=True)]
         self.spots = tuple(
             tuple(zip(*named[start:start + SPOT_NAMES], strict=True))
             for start in range(0, len(named), SPOT_NAMES))
