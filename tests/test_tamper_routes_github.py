@@ -21,6 +21,7 @@ from tests.github_standin.hub import Hub
 from tests.tampering_support import CALC, FAILING, PASSING, new_project
 from tests.test_attacks import _run
 from tests.test_producer_tampering import PATCH_IN_TEST
+from tests.test_watch_wider import FIXTURE_PATCH, FIXTURE_PLUGIN
 
 AT = T0 - timedelta(minutes=3)
 
@@ -133,6 +134,11 @@ ROUTES: dict[str, tuple[dict[str, str], str]] = {
         {"tests/test_end.py": "import os, signal\n\ndef test_zz_last():\n"
                               "    os.kill(os.getpid(), signal.SIGTERM)\n"},
         "tests/test_end.py:4 os.kill (process-exit)"),
+    "in-process: a watched class patched by a fixture for one test, undone at teardown": (
+        {"tests/test_green.py": FIXTURE_PATCH}, "tests/test_green.py:2 _pytest.reports"),
+    "in-process: a plugin registered by a fixture for one test, unregistered at teardown": (
+        {"tests/test_green.py": FIXTURE_PLUGIN},
+        "tests/test_green.py:5 the pytest hook pytest_runtest_makereport()"),
     "builtins: __builtins__ written from the code under test": (
         {"app/parser.py": "__builtins__['print'] = len\n"}, "app/parser.py:1 __builtins__"),
 }

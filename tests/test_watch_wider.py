@@ -104,6 +104,42 @@ ITEM_FUNCTION = (
     "def test_broken():\n"
     "    assert 1 == 2\n"
 )
+#: A fixture patches a watched class for its own test and the patch is undone at teardown,
+#: before the compare after the test: the call report was made while it was in place.
+FIXTURE_PATCH = (
+    "import pytest\n"
+    "import _pytest.reports as reports\n\n"
+    "@pytest.fixture\n"
+    "def green(monkeypatch):\n"
+    "    made = reports.TestReport.from_item_and_call.__func__\n"
+    "    def from_item_and_call(cls, item, call):\n"
+    "        report = made(cls, item, call)\n"
+    "        report.outcome, report.longrepr = 'passed', None\n"
+    "        return report\n"
+    "    monkeypatch.setattr(reports.TestReport, 'from_item_and_call',\n"
+    "                        classmethod(from_item_and_call))\n\n"
+    "def test_broken(green):\n"
+    "    assert 1 == 2\n"
+)
+#: A fixture registers a plugin for its own test and unregisters it at teardown: its
+#: makereport wrapper turns the call report green while no compare is looking.
+FIXTURE_PLUGIN = (
+    "import pytest\n\n"
+    "class _Green:\n"
+    "    @pytest.hookimpl(wrapper=True)\n"
+    "    def pytest_runtest_makereport(self, item, call):\n"
+    "        report = yield\n"
+    "        report.outcome, report.longrepr = 'passed', None\n"
+    "        return report\n\n"
+    "@pytest.fixture\n"
+    "def green(request):\n"
+    "    plugin = _Green()\n"
+    "    request.config.pluginmanager.register(plugin, 'green-for-one-test')\n"
+    "    yield\n"
+    "    request.config.pluginmanager.unregister(plugin)\n\n"
+    "def test_broken(green):\n"
+    "    assert 1 == 2\n"
+)
 IMPORTS_CALC = "import calc  # noqa: F401\n\ndef test_imports():\n    assert True\n"
 Z_BROKEN = "def test_broken():\n    assert 1 == 2\n"
 
@@ -141,6 +177,13 @@ ATTACKS: dict[str, tuple[dict[str, str], str]] = {
     "the test function replaced on the item by a fixture": (
         {"test_z_broken.py": ITEM_FUNCTION},
         "test_z_broken.py::test_broken: its runtest/setup/teardown or test function was replaced",
+    ),
+    "a watched class patched by a fixture for one test, undone at its teardown": (
+        {"test_z_broken.py": FIXTURE_PATCH}, "_pytest.reports:TestReport.from_item_and_call",
+    ),
+    "a plugin registered by a fixture for one test, unregistered at its teardown": (
+        {"test_z_broken.py": FIXTURE_PLUGIN},
+        "pytest_runtest_makereport (wrapper) in green-for-one-test",
     ),
     "a path hook on sys.path_hooks": (
         {"calc.py": CALC + PATH_HOOK, "test_a.py": IMPORTS_CALC}, "added to sys.path_hooks",

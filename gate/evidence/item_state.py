@@ -201,6 +201,7 @@ class ItemWatch:
         self._called: set[int] = set()  # ids of items whose test function pytest called
         self._pyfunc_classes: dict[type, bool] = {}
         self._count: Callable[[str, str, str], None] | None = None
+        self._at_call: Callable[[], None] | None = None
 
     def count_into(self, add: Callable[[str, str, str], None]) -> None:
         """Hand every logged report's (node id, phase, outcome) to `add` (the recorder's
@@ -209,6 +210,11 @@ class ItemWatch:
         this check does, after the plugins registered since the watch loaded: an outcome
         any of them changed after makereport is this check's finding."""
         self._count = add
+
+    def check_at_call(self, check: Callable[[], None]) -> None:
+        """Run `check` (the watch's compare at a report) each time pytest has made a call
+        report, before this check looks at the item."""
+        self._at_call = check
 
     def pytest_itemcollected(self, item: Any) -> None:
         cls = type(item)
@@ -234,6 +240,8 @@ class ItemWatch:
         if at is not None and held.item(at) is item and not held.same(at, item):
             self._record_changes(node, item, at, when)
         if when == "call":
+            if self._at_call is not None:
+                self._at_call()
             if at is not None and id(item) not in self._called and self._calls_function(at):
                 self._function_called(node, item, report)
         elif when == "teardown":  # a rerun calls the function again

@@ -214,6 +214,7 @@ class Watch:
     def register(self, pluginmanager: Any) -> None:
         """Register the watch's own pytest plugins: the item check, and under xdist the
         channel that brings what each worker saw to the controller."""
+        self.items.check_at_call(lambda: self.observe_at_report(pluginmanager))
         pluginmanager.register(self.items, "claim-gate-item-watch")
         pluginmanager.register(XdistChannel(self.sources, self.items),
                                "claim-gate-xdist-channel")
@@ -233,6 +234,17 @@ class Watch:
         self._imports.observe(when)
         self._observe_manager(pluginmanager, when)
         self._take_tags(pluginmanager)
+
+    def observe_at_report(self, pluginmanager: Any) -> None:
+        """At the moment pytest made a test's call report (the one that says pass or fail):
+        if any watched dict, the plugin manager's included, was written since the last
+        compare, compare everything now, while a patch a fixture or the test put in for this
+        one test is still in place (it may be undone before the test ends, and the compare
+        after the test would find nothing), and a plugin registered for this test still is.
+        One read of each dict's tag otherwise; with no tags, the compare after each test is
+        all there is."""
+        if self._tags is not None and not self._namespaces.tags_unmoved():
+            self.observe(pluginmanager, "call")
 
     def _take_tags(self, pluginmanager: Any) -> None:
         """The version tags of the plugin manager's own dicts (its attributes, its plugins by

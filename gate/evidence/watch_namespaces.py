@@ -349,20 +349,12 @@ class NamespaceWatch:
             map(is_, map(_CODE, self.functions[turn or 0::step]), self.codes[turn or 0::step]))
 
     def unchanged_by_version(self) -> bool:
-        """The per-test compare where dicts carry version tags: no namespace's tag moved (no
-        entry written since the baseline: the tags only rise, so their sum stays put only if
-        every one does), `sys.modules` still holds the watched modules (checked only when its
-        own tag moved), SPOT_NAMES names in turn still the very objects of the snapshot (a
+        """The per-test compare where dicts carry version tags: the tags have not moved
+        (`tags_unmoved`), SPOT_NAMES names in turn still the very objects of the snapshot (a
         write behind the tag's back, e.g. through ctypes, is seen within one pass over them),
         and a DEEP_ROTATION-th of the code objects."""
-        views = self.views
-        if sum(map(TAG_VALUE, views[:-1])) != self.tag_sum:
+        if not self.tags_unmoved():
             return False
-        modules_tag = TAG_VALUE(views[-1])
-        if modules_tag != self.modules_tag:
-            if not self._modules_unchanged():
-                return False
-            self.modules_tag = modules_tag  # only `sys.modules` was written (an import)
         if self.spots:
             self.spot = (self.spot + 1) % len(self.spots)
             namespaces, keys, values = self.spots[self.spot]
@@ -373,6 +365,21 @@ class NamespaceWatch:
         self.turn = (self.turn + 1) % DEEP_ROTATION
         functions, codes = self.slices[self.turn] if self.slices else ((), ())
         return all(map(is_, map(_CODE, functions), codes))
+
+    def tags_unmoved(self) -> bool:
+        """No watched dict written since the baseline (their tags only rise, so the sum stays
+        put only if every one does), and `sys.modules` still holds the watched modules
+        (looked at only when its own tag moved). The cheapest compare there is: one read of
+        each dict's tag, no entry touched."""
+        views = self.views
+        if sum(map(TAG_VALUE, views[:-1])) != self.tag_sum:
+            return False
+        modules_tag = TAG_VALUE(views[-1])
+        if modules_tag != self.modules_tag:
+            if not self._modules_unchanged():
+                return False
+            self.modules_tag = modules_tag  # only `sys.modules` was written (an import)
+        return True
 
     def _modules_unchanged(self) -> bool:
         count = len(self.modules)
