@@ -164,6 +164,9 @@ class _Recorder:
         # Innermost wrapper: before the JUnit writer (plain) runs, seal the inventory and add it
         # to the report; after it wrote the file, hash it and write the record.
         from gate.evidence.pytest_record import completion_properties, inventory_properties
+        from gate.faces.gc_pause import paused_until_cleanup
+
+        paused_until_cleanup(self._config.add_cleanup)  # the end's passes: pytest's own five
         self._watch.observe(self._config.pluginmanager, "end")
         self._inventory = self._watch.inventory(
             self._config, session.items, os.environ,
