@@ -221,6 +221,36 @@ def test_control_an_honest_run_that_monkeypatches_its_own_code_is_verified(
     assert (code, verdict["state"], verdict["unmet"]) == (0, "verified", [])
 
 
+def test_control_a_fixture_that_registers_a_plugin_that_changes_no_result_is_verified(
+    project: Project,
+) -> None:
+    # The plugin manager's tags move when the fixture registers its plugin, so the watch
+    # compares everything at the call report: a plugin whose only hook writes a summary line
+    # is recorded (seen at the call), not a finding.
+    honest = (
+        "import pytest\n\n"
+        "class _Summary:\n"
+        "    def pytest_terminal_summary(self, terminalreporter):\n"
+        "        terminalreporter.write_line('summary')\n\n"
+        "@pytest.fixture\n"
+        "def summary(request):\n"
+        "    plugin = _Summary()\n"
+        "    request.config.pluginmanager.register(plugin, 'summary-for-one-test')\n"
+        "    yield\n"
+        "    request.config.pluginmanager.unregister(plugin)\n\n"
+        "def test_with_a_summary(summary):\n"
+        "    assert 1 + 1 == 2\n"
+    )
+    project.commit({"calc.py": CALC, "test_calc.py": PASSING, "test_summary.py": honest})
+    assert project.pytest().returncode == 0
+    inventory = project.record()["x-producer-inventory"]
+    assert inventory["findings"] == [], inventory["findings"]
+    seen = {(h["plugin"], h["seen"]) for h in inventory["hooks"]}
+    assert ("summary-for-one-test", "call") in seen, seen
+    code, verdict = project.verify("--test-evidence", str(project.evidence))
+    assert (code, verdict["state"], verdict["unmet"]) == (0, "verified", [])
+
+
 @pytest.mark.parametrize("route", list(ATTACKS))
 def test_a_wider_route_is_producer_modified(project: Project, route: str) -> None:
     files, named = ATTACKS[route]
