@@ -9,9 +9,12 @@ plugin but with do-nothing hooks of the same shapes (a makereport wrapper, a log
 logfinish, an itemcollected: pluggy's dispatch alone). Sessions of each kind run in turn, the
 order rotating; the split is the differences of the minimums and of the medians (a shared
 machine moves one session by tens of ms: a part smaller than that is not shown). A session
-with parts taken off writes a record that is wrong: it is timed, never read.
+with parts taken off writes a record that is wrong: it is timed, never read. With `--old DIR`
+(another version's tree, e.g. `git archive REV | tar -x -C DIR`) its whole plugin runs in turn
+too (first on `PYTHONPATH`), and the two are compared session by session: the paired median
+of old / this, which a machine whose speed drifts between sittings moves less than a minimum.
 
-    python -m bench.plugin_ablation --suite DIR [--paths tests/test_x.py] [--repeat 6]
+    python -m bench.plugin_ablation --suite DIR [--paths tests/test_x.py] [--repeat 6] [--old DIR]
 
 This module is also the `-p` plugin of those sessions (`-p bench.plugin_ablation`): what it
 takes off is named by an environment variable the parent sets.
@@ -23,6 +26,7 @@ import argparse
 import os
 import statistics
 import sys
+import tempfile
 from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import Any
@@ -83,23 +87,44 @@ if os.environ.get(OFF_VARIABLE):  # loaded by a session of this bench only
     _take_off(set(os.environ[OFF_VARIABLE].split(",")))
 
 
-def _session(root: Path, kind: str, paths: list[str], bytecode: Path) -> float:
-    """CPU seconds (user + system, with every child) of one session of `kind`."""
+#: The kind of `--old`: that tree's whole plugin.
+OLD = "old (--old)"
+
+
+def _session(root: Path, kind: str, paths: list[str], bytecode: Path,
+             old: Path | None = None) -> float:
+    """CPU seconds (user + system, with every child) of one session of `kind` (OLD: the whole
+    plugin of `old`, a folder whose `gate` comes first on the path; this bench stays this
+    tree's)."""
     from bench.plugin_bench import run_once
 
-    mode, off = KINDS[kind]
-    environ = {OFF_VARIABLE: off, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    mode, off = KINDS["with"] if kind == OLD else KINDS[kind]
+    here = str(Path(__file__).resolve().parent.parent)
+    path = os.pathsep.join([str(old), here]) if kind == OLD and old is not None else here
+    environ = {OFF_VARIABLE: off, "PYTHONPATH": path}
     return run_once(root, mode, paths, bytecode, ("-p", "bench.plugin_ablation"), environ)[1]
 
 
-def measure(root: Path, paths: list[str], repeat: int, bytecode: Path) -> dict[str, list[float]]:
+def measure(root: Path, paths: list[str], repeat: int, bytecode: Path,
+            old: Path | None = None) -> dict[str, list[float]]:
     """Each kind's session CPU times, `repeat` of each, in turn with the order rotating."""
-    kinds = list(KINDS)
+    kinds = [*KINDS, *([OLD] if old is not None else [])]
     times: dict[str, list[float]] = {kind: [] for kind in kinds}
-    for round_ in range(repeat):
-        for kind in kinds[round_ % len(kinds):] + kinds[:round_ % len(kinds)]:
-            times[kind].append(_session(root, kind, paths, bytecode))
+    with tempfile.TemporaryDirectory(prefix="claim-gate-ablation-old-") as folder:
+        only_gate = None
+        if old is not None:  # the old tree's `gate` alone: its bench (if any) is not this one
+            only_gate = Path(folder)
+            (only_gate / "gate").symlink_to(old / "gate", target_is_directory=True)
+            _session(root, OLD, paths, bytecode, only_gate)  # its bytecode, before any timing
+        for round_ in range(repeat):
+            for kind in kinds[round_ % len(kinds):] + kinds[:round_ % len(kinds)]:
+                times[kind].append(_session(root, kind, paths, bytecode, only_gate))
     return times
+
+
+def paired(times: dict[str, list[float]], top: str, bottom: str) -> float:
+    """The median over rounds of `top`'s session over `bottom`'s of the same round."""
+    return statistics.median(a / b for a, b in zip(times[top], times[bottom], strict=True))
 
 
 def split(times: dict[str, list[float]],
@@ -122,11 +147,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--suite", type=Path, required=True)
     parser.add_argument("--paths", nargs="*", default=[])
     parser.add_argument("--repeat", type=int, default=6)
+    parser.add_argument("--old", type=Path, default=None,
+                        help="another version's tree: its whole plugin runs in turn too")
     args = parser.parse_args(argv)
     from bench.plugin_bench import warm_suite
 
     with warm_suite(args.suite, args.paths, "claim-gate-ablation-tree-") as (root, bytecode):
-        times = measure(root, args.paths, args.repeat, bytecode)
+        times = measure(root, args.paths, args.repeat, bytecode,
+                        args.old.resolve() if args.old else None)
     print(f"suite: {args.suite}, sessions of each kind: {args.repeat} (CPU, min / median)")
     for kind, values in times.items():
         print(f"  {kind:>18}: {min(values):.3f} s / {statistics.median(values):.3f} s")
@@ -136,6 +164,10 @@ def main(argv: list[str] | None = None) -> int:
                                         strict=True):
         print(f"  {part:>48}: {low * 1000:+7.1f} ms = {low / without:+.2%};"
               f" {middle * 1000:+7.1f} ms")
+    for top, bottom in (("with", "without"), *(((OLD, "without"), ("with", OLD))
+                                               if OLD in times else ())):
+        print(f"  {top} / {bottom}: paired median {paired(times, top, bottom):.3f},"
+              f" min / min {min(times[top]) / min(times[bottom]):.3f}")
     print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0
 

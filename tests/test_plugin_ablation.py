@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
-from bench.plugin_ablation import KINDS, _session, split
+import gate
+from bench.plugin_ablation import KINDS, OLD, _session, measure, paired, split
 from bench.plugin_bench import make_project
 
 
@@ -35,3 +37,30 @@ def test_the_split_is_the_differences_of_the_kinds() -> None:
     assert round(parts["the compare after each test"], 6) == 0.2
     assert round(parts["the rest: once per session, and what it keeps"], 6) == 0.3
     assert round(parts["do-nothing hooks of the same shapes (dispatch)"], 6) == 0.1
+
+
+def test_the_old_kind_runs_the_old_trees_plugin_in_turn(tmp_path: Path) -> None:
+    """`--old DIR`: that tree's `gate` (its version says so in the record) in each round, with
+    this tree's bench module beside it."""
+    old = tmp_path / "old"
+    shutil.copytree(Path(gate.__file__).resolve().parent, old / "gate",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    init = old / "gate" / "__init__.py"
+    init.write_text(init.read_text().replace(f'"{gate.__version__}"', '"0.0.0+old"'))
+    root = tmp_path / "project"
+    root.mkdir()
+    make_project(root, 2)
+    times = measure(root, [], 1, tmp_path / "bytecode", old)
+    assert set(times) == {*KINDS, OLD}
+    assert all(len(v) == 1 for v in times.values())
+    record = json.loads((root / "out" / "evidence.json").read_text(encoding="utf-8"))
+    assert record["x-plugin-version"] == "0.0.0+old"  # the last kind of the first round
+    assert _record_tests(root) == 2
+    _session(root, "with", [], tmp_path / "bytecode")
+    record = json.loads((root / "out" / "evidence.json").read_text(encoding="utf-8"))
+    assert record["x-plugin-version"] == gate.__version__  # the control: this tree's
+
+
+def test_the_paired_median_is_of_the_same_rounds() -> None:
+    times = {"with": [5.0, 6.0, 5.5], "without": [4.0, 6.0, 5.0]}
+    assert round(paired(times, "with", "without"), 6) == 1.1
