@@ -11,6 +11,7 @@ from __future__ import annotations
 import sysconfig
 import uuid
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -199,6 +200,18 @@ def project(tmp_path: Path) -> Project:
     return new_project(tmp_path)
 
 
+def _verified_without_findings(project: Project, files: dict[str, str]) -> dict[str, Any]:
+    """An honest control: the project with `files` passes, its record names no finding and
+    the gate verifies it; the record's inventory, for what else the control checks."""
+    project.commit({"calc.py": CALC, "test_calc.py": PASSING, **files})
+    assert project.pytest().returncode == 0
+    inventory: dict[str, Any] = project.record()["x-producer-inventory"]
+    assert inventory["findings"] == [], inventory["findings"]
+    code, verdict = project.verify("--test-evidence", str(project.evidence))
+    assert (code, verdict["state"], verdict["unmet"]) == (0, "verified", [])
+    return inventory
+
+
 def test_control_an_honest_run_that_monkeypatches_its_own_code_is_verified(
     project: Project,
 ) -> None:
@@ -212,13 +225,8 @@ def test_control_an_honest_run_that_monkeypatches_its_own_code_is_verified(
         "def test_imports():\n"
         "    assert importlib.import_module('json').dumps(1) == '1'\n"
     )
-    project.commit({"calc.py": CALC, "test_calc.py": PASSING, "test_honest.py": honest})
-    assert project.pytest().returncode == 0
-    inventory = project.record()["x-producer-inventory"]
-    assert inventory["findings"] == [], inventory["findings"]
+    inventory = _verified_without_findings(project, {"test_honest.py": honest})
     assert inventory["import_hooks"] == []
-    code, verdict = project.verify("--test-evidence", str(project.evidence))
-    assert (code, verdict["state"], verdict["unmet"]) == (0, "verified", [])
 
 
 def test_control_a_fixture_that_registers_a_plugin_that_changes_no_result_is_verified(
@@ -241,14 +249,9 @@ def test_control_a_fixture_that_registers_a_plugin_that_changes_no_result_is_ver
         "def test_with_a_summary(summary):\n"
         "    assert 1 + 1 == 2\n"
     )
-    project.commit({"calc.py": CALC, "test_calc.py": PASSING, "test_summary.py": honest})
-    assert project.pytest().returncode == 0
-    inventory = project.record()["x-producer-inventory"]
-    assert inventory["findings"] == [], inventory["findings"]
+    inventory = _verified_without_findings(project, {"test_summary.py": honest})
     seen = {(h["plugin"], h["seen"]) for h in inventory["hooks"]}
     assert ("summary-for-one-test", "call") in seen, seen
-    code, verdict = project.verify("--test-evidence", str(project.evidence))
-    assert (code, verdict["state"], verdict["unmet"]) == (0, "verified", [])
 
 
 @pytest.mark.parametrize("route", list(ATTACKS))
