@@ -242,22 +242,20 @@ class ItemWatch:
         if when == "call":
             if self._at_call is not None:
                 self._at_call()
-            if at is not None and id(item) not in self._called and self._calls_function(at):
-                self._function_called(node, item, report)
+            if (at is not None and held.item(at) is item and id(item) not in self._called
+                    and self._calls_function(at)):
+                self._function_called(node, report)
         elif when == "teardown":  # a rerun calls the function again
             self._called.discard(id(item))
         return report
 
-    def _function_called(self, node: str, item: Any, report: Any) -> None:
-        """A call that passed for an item that runs its test through `pytest_pyfunc_call`
-        without pytest calling it: something else ran in its place (a `runtest` swapped in
-        and put back, a class restored by its own `runtest`)."""
+    def _function_called(self, node: str, report: Any) -> None:
+        """The call report of a held item that runs its test through `pytest_pyfunc_call`,
+        which pytest never called for it (the caller checks both): if it passed, something
+        else ran in its place (a `runtest` swapped in and put back, a class restored by its
+        own `runtest`)."""
         # Subtests make call reports of their own while the function runs: each finds it
         # called (the mark is dropped at teardown).
-        at = self._held.at(node)
-        if (id(item) in self._called or at is None or self._held.item(at) is not item
-                or not self._calls_function(at)):
-            return
         if getattr(report, "outcome", "") == "passed":
             self._report_problem(node, "call", "passed without pytest calling its test"
                                  " function (pytest_pyfunc_call)", report,
