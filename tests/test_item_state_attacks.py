@@ -73,6 +73,28 @@ CODE_SWAP = (
     "    request.function.__code__ = (lambda: None).__code__\n"
 )
 
+#: A fixture leaves the item's session as it was and sets `gethookproxy` on the session
+#: instance instead: its relay makes a passing report of its own, and
+#: pytest's makereport (with every wrapper on it) is never called for the test's call.
+INSTANCE_PROXY = (
+    "import pytest\n\n"
+    "class _Relay:\n"
+    "    def __init__(self, real):\n"
+    "        self._real = real\n"
+    "    def __getattr__(self, name):\n"
+    "        return getattr(self._real, name)\n"
+    "    def pytest_runtest_makereport(self, item, call):\n"
+    "        return pytest.TestReport(item.nodeid, item.location, {}, 'passed', None,"
+    " call.when)\n\n"
+    "@pytest.fixture(autouse=True)\n"
+    "def _relay(request):\n"
+    "    session = request.session\n"
+    "    real = session.gethookproxy\n"
+    "    session.gethookproxy = lambda path: _Relay(real(path))\n"
+    "    yield\n"
+    "    del session.gethookproxy\n"
+)
+
 ATTACKS: dict[str, tuple[str, str]] = {
     # route: (the failing test's node id, what the finding names)
     "a plain setup hook swaps the item's class": (
@@ -90,6 +112,7 @@ ATTACK_FILES = {
     "b_session/test_b.py": BROKEN,
     "c_module/conftest.py": MODULE_AND_OBJ, "c_module/test_c.py": BROKEN,
     "d_code/conftest.py": CODE_SWAP, "d_code/test_d.py": BROKEN,
+    "e_proxy/conftest.py": INSTANCE_PROXY, "e_proxy/test_e.py": BROKEN,
 }
 FILE_OF = {"a_class": "a_class/conftest.py", "b_session": "s_helper.py",
            "c_module": "c_module/conftest.py", "d_code": "d_code/conftest.py"}
@@ -185,6 +208,7 @@ def test_a_report_turned_green_after_makereport_is_named(attacked: Session) -> N
     # The session swap's relay flips pytest's own report: the second line sees that too.
     reports = [f["what"] for f in _findings(attacked) if f["code"] == "item_report"]
     flipped = [what for what in reports if what.startswith("b_session/")]
+    reports = [what for what in reports if not what.startswith("e_proxy/")]
     assert flipped == [
         "b_session/test_b.py::test_broken (call): its outcome changed from failed to passed"
         " after makereport"]
@@ -192,6 +216,18 @@ def test_a_report_turned_green_after_makereport_is_named(attacked: Session) -> N
     assert [what for what in reports if what not in flipped] == [
         "a_class/test_a.py::test_broken (call): passed without pytest calling its test"
         " function (pytest_pyfunc_call)"]
+
+
+def test_a_report_made_past_pytest_makereport_is_named(attacked: Session) -> None:
+    # The session instance's own `gethookproxy`: the item is as collected, so only the
+    # report shows it, logged without pytest's makereport having made it. pytest takes the
+    # proxy before each phase runs: the setup's is the real one (the fixture sets the relay
+    # during setup) and so is the teardown's (the relay is gone by then): the call's is.
+    assert attacked.junit["e_proxy/test_e.py::test_broken"] == "passed", attacked.junit
+    made_past = [f["what"] for f in _findings(attacked)
+                 if f["code"] == "item_report" and f["what"].startswith("e_proxy/")]
+    assert "e_proxy/test_e.py::test_broken (call): a report pytest's makereport did not make" \
+        in made_past, _findings(attacked)
 
 
 def test_control_honest_item_use_is_no_finding_and_verifies(honest: Session) -> None:
