@@ -31,14 +31,18 @@ CLASS_SWAP = (
     "            pass\n"
     "    item.__class__ = Green\n"
 )
-#: A `pytest_plugins` module hands the item another session, whose hook proxy turns the
-#: report green after pytest's makereport, and puts the real one back at teardown.
-SESSION_PLUGIN = (
+#: A hook relay that passes every name on but the makereport its user defines next.
+RELAY_HEAD = (
     "class _Relay:\n"
     "    def __init__(self, real):\n"
     "        self._real = real\n"
     "    def __getattr__(self, name):\n"
     "        return getattr(self._real, name)\n"
+)
+#: A `pytest_plugins` module hands the item another session, whose hook proxy turns the
+#: report green after pytest's makereport, and puts the real one back at teardown.
+SESSION_PLUGIN = (
+    RELAY_HEAD +
     "    def pytest_runtest_makereport(self, item, call):\n"
     "        report = self._real.pytest_runtest_makereport(item=item, call=call)\n"
     "        report.outcome, report.longrepr = 'passed', None\n"
@@ -78,11 +82,7 @@ CODE_SWAP = (
 #: pytest's makereport (with every wrapper on it) is never called for the test's call.
 INSTANCE_PROXY = (
     "import pytest\n\n"
-    "class _Relay:\n"
-    "    def __init__(self, real):\n"
-    "        self._real = real\n"
-    "    def __getattr__(self, name):\n"
-    "        return getattr(self._real, name)\n"
+    + RELAY_HEAD +
     "    def pytest_runtest_makereport(self, item, call):\n"
     "        return pytest.TestReport(item.nodeid, item.location, {}, 'passed', None,"
     " call.when)\n\n"
