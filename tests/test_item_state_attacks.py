@@ -79,7 +79,7 @@ CODE_SWAP = (
 
 #: A fixture leaves the item's session as it was and sets `gethookproxy` on the session
 #: instance instead: its relay makes a passing report of its own, and
-#: pytest's makereport (with every wrapper on it) is never called for the test's call.
+#: pytest's makereport (with every wrapper on it) is never called for the call's report.
 INSTANCE_PROXY = (
     "import pytest\n\n"
     + RELAY_HEAD +
@@ -220,14 +220,19 @@ def test_a_report_turned_green_after_makereport_is_named(attacked: Session) -> N
 
 def test_a_report_made_past_pytest_makereport_is_named(attacked: Session) -> None:
     # The session instance's own `gethookproxy`: the item is as collected, so only the
-    # report shows it, logged without pytest's makereport having made it. pytest takes the
+    # reports show it, logged without pytest's makereport having made them. pytest takes the
     # proxy before each phase runs: the setup's is the real one (the fixture sets the relay
-    # during setup) and so is the teardown's (the relay is gone by then): the call's is.
+    # during setup); the call's and the teardown's are the relay's (it is removed inside
+    # the teardown, after pytest took it).
     assert attacked.junit["e_proxy/test_e.py::test_broken"] == "passed", attacked.junit
     made_past = [f["what"] for f in _findings(attacked)
                  if f["code"] == "item_report" and f["what"].startswith("e_proxy/")]
-    assert "e_proxy/test_e.py::test_broken (call): a report pytest's makereport did not make" \
-        in made_past, _findings(attacked)
+    assert made_past == [
+        f"e_proxy/test_e.py::test_broken ({when}): a report pytest's makereport did not make"
+        for when in ("call", "teardown")], _findings(attacked)
+    code, verdict = attacked.verdict
+    assert code == 1
+    assert made_past[0] in unmet(verdict)["producer_modified"]
 
 
 def test_control_honest_item_use_is_no_finding_and_verifies(honest: Session) -> None:
