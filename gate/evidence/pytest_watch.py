@@ -52,6 +52,7 @@ from gate.evidence.watch_namespaces import (
     is_data,
     same_objects,
 )
+from gate.evidence.worker_view import WorkerViews
 from gate.evidence.xdist_channel import XdistChannel
 
 _FUNCTION = attrgetter("function")
@@ -210,13 +211,15 @@ class Watch:
         self._turns: tuple[_HookTurn, ...] = ()
         self._tags: bool | None = None
         self._import_lengths = (0, 0)
+        #: What the xdist workers' watches saw (empty in a single process).
+        self.workers = WorkerViews()
 
     def register(self, pluginmanager: Any) -> None:
         """Register the watch's own pytest plugins: the item check, and under xdist the
         channel that brings what each worker saw to the controller."""
         self.items.check_at_call(lambda: self.observe_at_report(pluginmanager))
         pluginmanager.register(self.items, "claim-gate-item-watch")
-        pluginmanager.register(XdistChannel(self.sources, self.items),
+        pluginmanager.register(XdistChannel(self.sources, self.items, _Relay(self, pluginmanager)),
                                "claim-gate-xdist-channel")
 
     def observe(self, pluginmanager: Any, when: str) -> None:
@@ -364,6 +367,22 @@ class Watch:
             "seen": when,
         }
 
+    def seen_here(self, pluginmanager: Any) -> dict[str, list[dict[str, Any]]]:
+        """In an xdist worker at its session end: everything compared once more, and what
+        this process's watch found, for the controller's inventory (`worker_view`)."""
+        self.observe(pluginmanager, "end")
+        return {
+            "internal_changes": [{"namespace": name, **entry} for name in self._namespaces.changes
+                                 for entry in self._changes_of(name)],
+            "hooks": list(self._hooks.values()),
+            "import_hooks": self._import_hook_entries(),
+        }
+
+    def _changes_of(self, name: str) -> list[dict[str, Any]]:
+        originals = self._namespaces.originals.get(name, {})
+        return [self._change_entry(key, what, now, seen, originals.get(key))
+                for key, (what, now, seen) in self._namespaces.changes.get(name, {}).items()]
+
     def _internal_entries(self) -> list[dict[str, Any]]:
         watched = self._namespaces
         entries: list[dict[str, Any]] = []
@@ -374,10 +393,8 @@ class Watch:
                 continue
             snapshot = watched.snapshots[name]
             file = code_file(snapshot.owner)
-            changes = [
-                self._change_entry(key, what, now, seen, watched.originals[name].get(key))
-                for key, (what, now, seen) in watched.changes.get(name, {}).items()
-            ]
+            own = self._changes_of(name)
+            changes = [*own, *self.workers.changes_beside(name, own)]
             entries.append({
                 "name": name, "present": True, "names": len(snapshot.keys),
                 "file": self._origins.shown(file), "origin": self._origins.of(file),
@@ -403,7 +420,7 @@ class Watch:
             entries.append({"list": listed, "what": describe_object(named),
                             "file": self._origins.shown(file), "origin": self._origins.of(file),
                             "seen": seen})
-        return entries[:MAX_LISTED_CHANGES]
+        return [*entries, *self.workers.imports_beside(entries)][:MAX_LISTED_CHANGES]
 
     def inventory(
         self, config: Any, items: Iterable[Any], environ: Mapping[str, str],
@@ -417,7 +434,8 @@ class Watch:
         against the commit and the tree probed again at the end (`test_sources`)."""
         ended = end_facts(self.sources, tree[0], self._origins.rootdir, tree[1], self.git,
                           tree[2]) if tree else {}
-        hooks = list(map(_router(config, environ), self._hooks.values()))
+        own = list(self._hooks.values())
+        hooks = list(map(_router(config, environ), [*own, *self.workers.hooks_beside(own)]))
         plugins = _repository_plugins(config.pluginmanager, self._origins)
         inventory: dict[str, Any] = {
             "version": INVENTORY_VERSION,
@@ -434,6 +452,23 @@ class Watch:
             "preloaded": [dict(entry) for entry in preloaded],
         }
         return seal(inventory)
+
+
+class _Relay:
+    """The watch as the xdist channel uses it, bound to the session's plugin manager."""
+
+    def __init__(self, watch: Watch, pluginmanager: Any) -> None:
+        self._watch = watch
+        self._manager = pluginmanager
+
+    def after_test(self) -> None:
+        self._watch.observe(self._manager, "run")
+
+    def seen_here(self) -> dict[str, list[dict[str, Any]]]:
+        return self._watch.seen_here(self._manager)
+
+    def merge(self, view: object, worker: str) -> str | None:
+        return self._watch.workers.merge(view, worker)
 
 
 def _plugin_name(name: str, origins: Origins) -> str:

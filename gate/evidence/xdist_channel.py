@@ -4,17 +4,18 @@ controller that writes the record: what a worker's watch saw reaches the control
 A test module that restores its own bytes as it is imported looks like the commit's by the
 time the controller hears of it (`pytest_xdist_node_collection_finished` comes after the
 worker imported it). So each worker hashes every test module as its collector starts, before
-the import, as the plugin does in a single process, and runs the item check on its own
-items; at its session end it puts both in xdist's `workeroutput`, which the controller reads
-when the worker goes down (`pytest_testnodedown`). A worker is the change's process like any
-other: this makes the known routes visible under xdist, it cannot make the worker honest.
+the import, as the plugin does in a single process, runs the item check on its own items and
+the watch's compare after each of its tests (`worker_view`); at its session end it puts all
+three in xdist's `workeroutput`, which the controller reads when the worker goes down
+(`pytest_testnodedown`). A worker is the change's process like any other: this makes the
+known routes visible under xdist, it cannot make the worker honest.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import pytest
 
@@ -30,13 +31,41 @@ MAX_MODULES = 100_000
 MAX_BLOBS = 8
 
 
+class WatchRelay(Protocol):
+    """The session's watch, as the channel drives it (`pytest_watch._Relay`)."""
+
+    def after_test(self) -> None: ...
+
+    def seen_here(self) -> dict[str, list[dict[str, Any]]]: ...
+
+    def merge(self, view: object, worker: str) -> str | None: ...
+
+
+class _AfterEachTest:
+    """A worker's compare after each of its tests (the controller's recorder does it in a
+    single process; a worker has no recorder)."""
+
+    def __init__(self, watch: WatchRelay) -> None:
+        self._watch = watch
+
+    def pytest_runtest_logfinish(self) -> None:
+        self._watch.after_test()
+
+
 class XdistChannel:
     """Registered in every process of an active session; a worker fills, the controller
-    reads. Without xdist, `workerinput` is never set and it does nothing."""
+    reads. Without xdist, `workerinput` is never set and it does nothing. Without a `watch`
+    (tests of the channel alone) only the hashes and the item check travel."""
 
-    def __init__(self, sources: SourceWatch, items: ItemWatch) -> None:
+    def __init__(self, sources: SourceWatch, items: ItemWatch,
+                 watch: WatchRelay | None = None) -> None:
         self._sources = sources
         self._items = items
+        self._watch = watch
+
+    def pytest_configure(self, config: pytest.Config) -> None:
+        if hasattr(config, "workerinput") and self._watch is not None:
+            config.pluginmanager.register(_AfterEachTest(self._watch), "claim-gate-worker-watch")
 
     def pytest_collectstart(self, collector: pytest.Collector) -> None:
         # The controller's recorder hashes in a single process; a worker has no recorder.
@@ -46,7 +75,9 @@ class XdistChannel:
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         output = getattr(session.config, "workeroutput", None)
         if isinstance(output, dict):
-            output[OUTPUT_KEY] = {"modules": self._sources.taken(), **self._items.entries()}
+            watch = {} if self._watch is None else {"watch": self._watch.seen_here()}
+            output[OUTPUT_KEY] = {"modules": self._sources.taken(), **self._items.entries(),
+                                  **watch}
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: object) -> None:
@@ -68,7 +99,13 @@ class XdistChannel:
             if isinstance(blobs, list) else [None]  # unreadable: never the commit's
             for path, blobs in list(modules.items())[:MAX_MODULES]})
         self._items.merge(seen)
+        problem = None if self._watch is None else self._watch.merge(seen.get("watch"),
+                                                                      _name(node))
+        if problem:
+            self._sources.unread(problem)
 
 
 def _name(node: Any) -> str:
-    return f"{getattr(node, 'gateway', node)!s:.80}"
+    """The worker's id (`gw0`), else what its gateway says of itself."""
+    gateway = getattr(node, "gateway", node)
+    return f"{getattr(gateway, 'id', None) or gateway!s:.80}"

@@ -1,0 +1,93 @@
+"""What an xdist worker's watch saw, carried to the controller that writes the record.
+
+Under pytest-xdist the workers run the tests: a patch the code under test makes lives in a
+worker's namespaces, never in the controller's, so a watch in the controller alone sees
+nothing of it. Each worker runs the watch as a single process does (its compares at each call
+report, after each test and at its end) and hands the controller, in xdist's `workeroutput`,
+what that found: the changes to the watched namespaces, the hook implementations it scanned
+and the import hooks added (`Watch.seen_here`). The controller adds them to its own here; a
+view in another shape is a problem the caller reports, never "nothing seen". A worker is the
+change's process like any other: this makes the known routes visible under xdist, as in one
+process, and cannot make the worker honest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+#: The lists a worker's view holds (`Watch.seen_here`).
+VIEW_LISTS = ("internal_changes", "hooks", "import_hooks")
+
+#: At most this many entries of each list are taken from one worker (the inventory caps its
+#: own lists lower; a finding among the first ones stands).
+MAX_ENTRIES = 200
+
+#: The fields that name one hook implementation across processes (a plugin registered without
+#: a name is named by its id, which differs from process to process: not part of it then).
+_HOOK_FIELDS = ("hook", "function", "file", "kind", "origin")
+_CHANGE_FIELDS = ("name", "change", "file", "now")
+_IMPORT_FIELDS = ("list", "what", "file")
+
+
+def _entries(listed: Iterable[object], where: str) -> list[dict[str, Any]]:
+    """The list's mappings with str keys and plain values (a bool stays one: the judgement
+    reads `data` as a bool), at most MAX_ENTRIES, each `seen` saying `where`."""
+    found: list[dict[str, Any]] = []
+    for entry in listed:
+        if isinstance(entry, Mapping) and len(found) < MAX_ENTRIES:
+            plain = {str(key): value if isinstance(value, bool | None) else str(value)[:500]
+                     for key, value in entry.items()}
+            found.append({**plain, "seen": f"{plain.get('seen')}{where}"})
+    return found
+
+
+def _key(entry: Mapping[str, Any], fields: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(str(entry.get(field)) for field in fields)
+
+
+def hook_key(entry: Mapping[str, Any]) -> tuple[str, ...]:
+    plugin = str(entry.get("plugin"))
+    return (*_key(entry, _HOOK_FIELDS), "" if plugin.isdigit() else plugin)
+
+
+class WorkerViews:
+    """The views of every worker of one session, merged (the controller owns it)."""
+
+    def __init__(self) -> None:
+        self.changes: dict[str, list[dict[str, Any]]] = {}
+        self._hooks: dict[tuple[str, ...], dict[str, Any]] = {}
+        self._imports: dict[tuple[str, ...], dict[str, Any]] = {}
+
+    def merge(self, view: object, worker: str) -> str | None:
+        """Add one worker's view; why it could not be read, or None."""
+        if not isinstance(view, Mapping) or not all(
+                isinstance(view.get(name), list) for name in VIEW_LISTS):
+            return f"xdist worker {worker} sent its watch in another shape than the plugin writes"
+        where = f" in xdist worker {worker}"
+        for entry in _entries(view["internal_changes"], where):
+            namespace = str(entry.pop("namespace", ""))
+            listed = self.changes.setdefault(namespace, [])
+            if all(_key(kept, _CHANGE_FIELDS) != _key(entry, _CHANGE_FIELDS) for kept in listed):
+                listed.append(entry)
+        for entry in _entries(view["hooks"], where):
+            self._hooks.setdefault(hook_key(entry), entry)
+        for entry in _entries(view["import_hooks"], where):
+            self._imports.setdefault(_key(entry, _IMPORT_FIELDS), entry)
+        return None
+
+    def changes_beside(self, namespace: str, own: Iterable[Mapping[str, Any]]
+                       ) -> list[dict[str, Any]]:
+        """The workers' changes to this namespace that the controller did not see itself."""
+        known = {_key(entry, _CHANGE_FIELDS) for entry in own}
+        return [entry for entry in self.changes.get(namespace, [])
+                if _key(entry, _CHANGE_FIELDS) not in known]
+
+    def hooks_beside(self, own: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        """The workers' hook implementations that the controller's own scan did not list."""
+        known = {hook_key(entry) for entry in own}
+        return [entry for key, entry in self._hooks.items() if key not in known]
+
+    def imports_beside(self, own: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        known = {_key(entry, _IMPORT_FIELDS) for entry in own}
+        return [entry for key, entry in self._imports.items() if key not in known]
