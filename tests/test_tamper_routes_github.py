@@ -30,20 +30,25 @@ AT = T0 - timedelta(minutes=3)
 class Reports:
     honest: str  # the JUnit of a run of the honest change
     patched: str  # the JUnit of a run that patched pytest: its failing test "passed"
+    honest_xdist: str  # the same two under pytest-xdist (`-n 1`): the patch is in a worker
+    patched_xdist: str
 
 
 @pytest.fixture(scope="module")
 def reports(tmp_path_factory: pytest.TempPathFactory) -> Reports:
     texts = []
-    for files in ({"calc.py": CALC, "test_calc.py": PASSING},
-                  {"calc.py": CALC, "test_calc.py": PASSING, "test_broken.py": FAILING,
-                   "test_aaa_patch.py": PATCH_IN_TEST}):
-        project = new_project(tmp_path_factory.mktemp("run"))
-        project.commit(files)
-        assert project.pytest().returncode == 0  # the patched run is green to pytest too
-        texts.append(project.junit.read_text())
-    assert 'name="claim-gate.producer_modified" value="true"' in texts[1]
-    assert 'name="claim-gate.producer_modified" value="false"' in texts[0]
+    for options in ((), ("-n", "1")):  # one worker: the patching test runs before the other
+        for files in ({"calc.py": CALC, "test_calc.py": PASSING},
+                      {"calc.py": CALC, "test_calc.py": PASSING, "test_broken.py": FAILING,
+                       "test_aaa_patch.py": PATCH_IN_TEST}):
+            project = new_project(tmp_path_factory.mktemp("run"))
+            project.commit(files)
+            run = project.pytest(*options)
+            assert run.returncode == 0, run.stdout  # the patched run is green to pytest too
+            texts.append(project.junit.read_text())
+    for honest, patched in (texts[0:2], texts[2:4]):
+        assert 'name="claim-gate.producer_modified" value="true"' in patched
+        assert 'name="claim-gate.producer_modified" value="false"' in honest
     return Reports(*texts)
 
 
@@ -93,6 +98,24 @@ def test_one_run_one_verdict_the_report_of_a_patched_run_does_not_count(
 def test_control_the_allowed_module_beside_an_honest_report_succeeds(
         reports: Reports, github_hub: Hub, tmp_path: Path) -> None:
     conclusion, words, _ = _pr(github_hub, tmp_path, PATCH, reports.honest,
+                               policy=ALLOW_PATCH)
+    assert conclusion == "success", words
+
+
+def test_under_xdist_the_report_of_a_run_patched_in_a_worker_does_not_count(
+        reports: Reports, github_hub: Hub, tmp_path: Path) -> None:
+    """The patch lives in the worker that ran the tests; the controller wrote the report,
+    with what the worker's watch sent it."""
+    conclusion, words, problems = _pr(github_hub, tmp_path, PATCH, reports.patched_xdist,
+                                      policy=ALLOW_PATCH)
+    assert conclusion == "action_required", words
+    assert "xdist worker gw" in words
+    assert problems == "producer_modified"
+
+
+def test_control_under_xdist_an_honest_report_succeeds(
+        reports: Reports, github_hub: Hub, tmp_path: Path) -> None:
+    conclusion, words, _ = _pr(github_hub, tmp_path, PATCH, reports.honest_xdist,
                                policy=ALLOW_PATCH)
     assert conclusion == "success", words
 
