@@ -1,7 +1,7 @@
 """The xdist channel in process: what a worker sends reaches the controller's source check
 and its watch's view, and a worker that went down cleanly without sending its hashes or its
-watch is a problem, never "nothing differed" (a crashed worker's tests are unfinished, which
-the tally already says)."""
+watch is a problem, never "nothing differed", and so is one that crashed (its tests may all
+have reported before it went down)."""
 
 from __future__ import annotations
 
@@ -64,10 +64,14 @@ def test_a_module_hash_in_another_shape_is_unreadable(tmp_path: Path) -> None:
     assert sources.taken() == {"test_a.py": [None]}
 
 
-def test_a_crashed_worker_is_left_to_the_unfinished_tests(tmp_path: Path) -> None:
+def test_a_crashed_worker_is_a_problem_even_with_its_tests_finished(tmp_path: Path) -> None:
+    # Its tests may all have reported (a worker that ends itself at its session end), so
+    # the unfinished tests cannot stand for what it never sent.
     controller, sources = _channel(tmp_path)
-    controller.pytest_testnodedown(SimpleNamespace(workeroutput={}), "worker crashed")
-    assert _source_findings(sources) == []
+    controller.pytest_testnodedown(SimpleNamespace(workeroutput={}, gateway="gw0"),
+                                   "Not properly terminated")
+    [finding] = _source_findings(sources)
+    assert "gw0 went down (Not properly terminated) without the hashes" in finding["route"]
 
 
 class _Relay:

@@ -129,3 +129,44 @@ def test_the_honest_run_under_xdist_finds_nothing_and_verifies(honest: Session) 
     assert honest.record["x-xdist-workers"] == 2
     code, verdict = honest.verdict
     assert (code, verdict["state"]) == (0, "verified"), unmet(verdict)
+
+
+#: The patch made inside the first test (so a worker xdist starts again does not make it), and
+#: the worker ended at its session end, before it sends what its watch saw: every test has
+#: reported by then, so the tally is complete and xdist only says the node went down.
+PATCH_THEN_LEAVE = {
+    "test_a.py": (
+        "def test_aaa_patch():\n"
+        + "".join(f"    {line}\n" for line in ROUTES["route_method.py"].splitlines())
+        + "\n\ndef test_broken():\n    assert 1 == 2\n"
+    ),
+    "test_b.py": (
+        "import os\nimport pytest\n"
+        "class Leave:\n"
+        "    @pytest.hookimpl(tryfirst=True)\n"
+        "    def pytest_sessionfinish(self):\n"
+        "        os._exit(0)\n"
+        "@pytest.fixture(autouse=True)\n"
+        "def _leave(request):\n"
+        "    if not request.config.pluginmanager.has_plugin('leave'):\n"
+        "        request.config.pluginmanager.register(Leave(), 'leave')\n"
+        "def test_ok():\n    assert True\n"
+    ),
+}
+
+
+def test_a_worker_that_ends_itself_before_sending_its_watch_is_not_nothing_seen(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    session = session_over(tmp_path_factory.mktemp("xdist-leave"), PATCH_THEN_LEAVE, "-n", "1")
+    assert session.returncode == 0, session.output
+    assert session.junit["test_a.py::test_broken"] == "passed"
+    observed = session.record["observed_value"]
+    assert (observed["unfinished"], observed["failures"]) == (0, 0)  # the tally is complete
+    [finding] = _findings(session)
+    assert finding["code"] == "test_source"
+    assert "gw0 went down (" in finding["route"]
+    assert "what its watch saw" in finding["route"]
+    code, verdict = session.verdict
+    assert (code, verdict["state"]) == (1, "unverified")
+    assert "producer_modified" in unmet(verdict)

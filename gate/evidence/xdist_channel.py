@@ -84,9 +84,12 @@ class XdistChannel:
         output = getattr(node, "workeroutput", None)
         seen = output.get(OUTPUT_KEY) if isinstance(output, Mapping) else None
         if not isinstance(seen, Mapping):
-            if error is None:  # a crashed worker's tests did not finish: the tally says so
-                self._sources.unread(f"xdist worker {_name(node)} went down without the"
-                                     " hashes it took of its test modules before importing them")
+            # Crashed or not: a worker that ran all its tests with a patch in place and then
+            # ended itself (`os._exit` at its session end) leaves a complete tally behind.
+            how = "went down" if error is None else f"went down ({error!s:.100})"
+            self._sources.unread(f"xdist worker {_name(node)} {how} without the hashes it"
+                                 " took of its test modules before importing them and what"
+                                 " its watch saw")
             return
         modules = seen.get("modules")
         lists = [seen.get(key) for key in ("item_changes", "item_reports")]
