@@ -23,21 +23,39 @@ VIEW_LISTS = ("internal_changes", "hooks", "import_hooks")
 #: own lists lower; a finding among the first ones stands).
 MAX_ENTRIES = 200
 
+#: The fields each kind of entry carries (what `Watch` writes); any other is dropped.
+_FIELDS = {
+    "internal_changes": ("namespace", "name", "change", "now", "seen", "data", "file", "origin",
+                         "was_file", "was_origin"),
+    "hooks": ("hook", "plugin", "function", "file", "origin", "kind", "plugin_module", "seen"),
+    "import_hooks": ("list", "what", "file", "origin", "seen"),
+}
 #: The fields that name one hook implementation across processes (a plugin registered without
 #: a name is named by its id, which differs from process to process: not part of it then).
 _HOOK_FIELDS = ("hook", "function", "file", "kind", "origin")
 _CHANGE_FIELDS = ("name", "change", "file", "now")
 _IMPORT_FIELDS = ("list", "what", "file")
+#: A field's text is cut here (the inventory's own texts are shorter).
+MAX_TEXT = 500
 
 
-def _entries(listed: Iterable[object], where: str) -> list[dict[str, Any]]:
-    """The list's mappings with str keys and plain values (a bool stays one: the judgement
-    reads `data` as a bool), at most MAX_ENTRIES, each `seen` saying `where`."""
+def _plain(value: object) -> object:
+    """A bool or None as it is (the judgement reads `data` as a bool), a number or text as
+    text, anything else (a worker sends what it likes) as a mark, never its repr."""
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, str | int | float):
+        return str(value)[:MAX_TEXT]
+    return "<not a plain value>"
+
+
+def _entries(listed: list[object], kind: str, where: str) -> list[dict[str, Any]]:
+    """The first MAX_ENTRIES entries of one list that are mappings, each with the fields of
+    its kind only, as plain values, and `seen` saying `where`."""
     found: list[dict[str, Any]] = []
-    for entry in listed:
-        if isinstance(entry, Mapping) and len(found) < MAX_ENTRIES:
-            plain = {str(key): value if isinstance(value, bool | None) else str(value)[:500]
-                     for key, value in entry.items()}
+    for entry in listed[:MAX_ENTRIES]:
+        if isinstance(entry, Mapping):
+            plain = {field: _plain(entry.get(field)) for field in _FIELDS[kind] if field in entry}
             found.append({**plain, "seen": f"{plain.get('seen')}{where}"})
     return found
 
@@ -65,14 +83,14 @@ class WorkerViews:
                 isinstance(view.get(name), list) for name in VIEW_LISTS):
             return f"xdist worker {worker} sent its watch in another shape than the plugin writes"
         where = f" in xdist worker {worker}"
-        for entry in _entries(view["internal_changes"], where):
+        for entry in _entries(view["internal_changes"], "internal_changes", where):
             namespace = str(entry.pop("namespace", ""))
             listed = self.changes.setdefault(namespace, [])
             if all(_key(kept, _CHANGE_FIELDS) != _key(entry, _CHANGE_FIELDS) for kept in listed):
                 listed.append(entry)
-        for entry in _entries(view["hooks"], where):
+        for entry in _entries(view["hooks"], "hooks", where):
             self._hooks.setdefault(hook_key(entry), entry)
-        for entry in _entries(view["import_hooks"], where):
+        for entry in _entries(view["import_hooks"], "import_hooks", where):
             self._imports.setdefault(_key(entry, _IMPORT_FIELDS), entry)
         return None
 
