@@ -60,6 +60,14 @@ def test_reports_of_tests_collected_elsewhere_are_not_judged() -> None:
     assert watch.entries()["item_reports"] == []
 
 
+def test_only_tests_collected_here_ran_here() -> None:
+    # The recorder compares after each test that ran in its process: an xdist controller
+    # logs its workers' tests, which their own watches compare after.
+    watch, item = _watch_with_item()
+    assert watch.ran_here(item.nodeid)
+    assert not watch.ran_here("test_b.py::test_y")
+
+
 def test_the_gate_derives_item_findings_from_the_entries() -> None:
     change = {"node": "t.py::test_x", "what": "its class", "now": "Green",
               "file": "conftest.py", "seen": "setup"}

@@ -216,6 +216,11 @@ class ItemWatch:
         report, before this check looks at the item."""
         self._at_call = check
 
+    def ran_here(self, node: str) -> bool:
+        """Whether this process collected the test, and so ran it (an xdist controller logs
+        its workers' tests, which it never collected)."""
+        return self._held.at(node) is not None
+
     def pytest_itemcollected(self, item: Any) -> None:
         cls = type(item)
         if cls not in self._pyfunc_classes:  # once per item class, not per item

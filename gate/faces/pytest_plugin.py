@@ -134,9 +134,10 @@ class _Recorder:
         if isinstance(collector, pytest.Module):  # hashed before pytest imports it
             self._watch.sources.collected([Path(str(collector.path))])
 
-    def pytest_runtest_logfinish(self) -> None:
-        # After every test: a patch a test module made and undid still shows.
-        self._watch.observe(self._config.pluginmanager, "run")
+    def pytest_runtest_logfinish(self, nodeid: str) -> None:
+        # After each test run here (xdist's workers compare theirs): an undone patch shows.
+        if self._watch.items.ran_here(nodeid):
+            self._watch.observe(self._config.pluginmanager, "run")
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         self._tally.collected(item.nodeid for item in session.items)  # after deselection
