@@ -21,7 +21,15 @@ from tests.github_standin.hub import Hub
 from tests.tampering_support import CALC, FAILING, PASSING, new_project
 from tests.test_attacks import _run
 from tests.test_producer_tampering import PATCH_IN_TEST
-from tests.test_watch_wider import FIXTURE_PATCH, FIXTURE_PLUGIN
+from tests.test_watch_wider import (
+    CHECKS,
+    CODE_PUT_BACK,
+    FIXTURE_PATCH,
+    FIXTURE_PLUGIN,
+    REWRITE_AROUND_IMPORT,
+    TRACE_JUMP,
+    VALIDATE,
+)
 
 AT = T0 - timedelta(minutes=3)
 
@@ -120,6 +128,36 @@ def test_control_under_xdist_an_honest_report_succeeds(
     assert conclusion == "success", words
 
 
+#: A module rewritten around its import: the reading does not flag it, the run's report does.
+AROUND_IMPORT = {"calc.py": CALC + REWRITE_AROUND_IMPORT, "validate.py": VALIDATE,
+                 "test_check.py": CHECKS}
+
+
+@pytest.fixture(scope="module")
+def rewritten_report(tmp_path_factory: pytest.TempPathFactory) -> str:
+    project = new_project(tmp_path_factory.mktemp("run"))
+    project.commit(AROUND_IMPORT)
+    run = project.pytest()
+    assert run.returncode == 0, run.stdout  # validate.check(4) raised nothing
+    text = project.junit.read_text()
+    assert 'name="claim-gate.producer_modified" value="true"' in text
+    return text
+
+
+def test_a_module_rewritten_around_its_import_makes_the_runs_report_not_count(
+        rewritten_report: str, github_hub: Hub, tmp_path: Path) -> None:
+    conclusion, words, problems = _pr(github_hub, tmp_path, AROUND_IMPORT, rewritten_report)
+    assert conclusion == "action_required", words
+    assert "a committed Python file written" in words
+    assert problems == "producer_modified"
+
+
+def test_control_the_same_files_with_an_honest_report_succeed(
+        reports: Reports, github_hub: Hub, tmp_path: Path) -> None:
+    conclusion, words, _ = _pr(github_hub, tmp_path, AROUND_IMPORT, reports.honest)
+    assert conclusion == "success", words
+
+
 GREEN_INIT = ("import _pytest.reports as _r\n_init = _r.TestReport.__init__\n"
               "def _green(self, *a, **k):\n    _init(self, *a, **k)\n    self.outcome = 'passed'\n"
               "_r.TestReport.__init__ = _green\n")
@@ -164,6 +202,10 @@ ROUTES: dict[str, tuple[dict[str, str], str]] = {
         "tests/test_green.py:5 the pytest hook pytest_runtest_makereport()"),
     "builtins: __builtins__ written from the code under test": (
         {"app/parser.py": "__builtins__['print'] = len\n"}, "app/parser.py:1 __builtins__"),
+    "in-process: a trace function that jumps over assertions, removed by itself": (
+        {"app/parser.py": TRACE_JUMP}, "app/parser.py:11 sys.settrace"),
+    "in-process: pytest's function given other code for one call, put back as it runs": (
+        {"app/parser.py": CODE_PUT_BACK}, "app/parser.py:7 a function's __code__ replaced"),
 }
 
 

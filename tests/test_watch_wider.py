@@ -141,6 +141,53 @@ FIXTURE_PLUGIN = (
     "def test_broken(green):\n"
     "    assert 1 == 2\n"
 )
+#: A trace function that jumps over every assertion of a test (`frame.f_lineno`), set by the
+#: code under test and removed again by the first line it skips: nothing it leaves behind
+#: is there for a compare to read.
+TRACE_JUMP = (
+    "import linecache, sys\n"
+    "def _local(frame, event, arg):\n"
+    "    if event == 'line':\n"
+    "        text = linecache.getline(frame.f_code.co_filename, frame.f_lineno).strip()\n"
+    "        if text.startswith('assert '):\n"
+    "            sys.settrace(None)\n"
+    "            frame.f_lineno += 1\n"
+    "    return _local\n"
+    "def _global(frame, event, arg):\n"
+    "    return _local if frame.f_code.co_name.startswith('test_') else None\n"
+    "sys.settrace(_global)\n"
+)
+#: pytest's own function given another code object for one call, which puts the original
+#: back as it runs: by the next compare the function is as it was.
+CODE_PUT_BACK = (
+    "import importlib, sys\n"
+    "FUNC = importlib.import_module('_pytest.' + 'reports').TestReport.from_item_and_call"
+    ".__func__\n"
+    "ORIGINAL = FUNC.__code__\n"
+    "def _green(cls, item, call):  # runs as pytest's own function, in its module's globals\n"
+    "    import sys\n"
+    "    mine = sys.modules['calc']\n"
+    "    mine.FUNC.__code__ = mine.ORIGINAL\n"
+    "    report = mine.FUNC(cls, item, call)\n"
+    "    report.outcome, report.longrepr = 'passed', None\n"
+    "    return report\n"
+    "def swap():\n"
+    "    FUNC.__code__ = _green.__code__\n"
+)
+SWAPS_THEN_FAILS = "import calc\n\ndef test_broken():\n    calc.swap()\n    assert 1 == 2\n"
+#: A committed module of the repository (not a test module) rewritten just before it is
+#: imported and put back just after: the tree is as it was at both checks, the code that ran
+#: was not the commit's.
+VALIDATE = "def check(x):\n    if x != 5:\n        raise ValueError(x)\n"
+REWRITE_AROUND_IMPORT = (
+    "from pathlib import Path\n"
+    "_T = Path('validate.py')\n"
+    "_SAVED = _T.read_text()\n"
+    "_T.write_text(_SAVED.replace('raise ValueError(x)', 'return None'))\n"
+    "import validate  # noqa: E402, F401\n"
+    "_T.write_text(_SAVED)\n"
+)
+CHECKS = "import calc  # noqa: F401\nimport validate\n\ndef test_check():\n    validate.check(4)\n"
 IMPORTS_CALC = "import calc  # noqa: F401\n\ndef test_imports():\n    assert True\n"
 Z_BROKEN = "def test_broken():\n    assert 1 == 2\n"
 
@@ -189,6 +236,19 @@ ATTACKS: dict[str, tuple[dict[str, str], str]] = {
     "a path hook on sys.path_hooks": (
         {"calc.py": CALC + PATH_HOOK, "test_a.py": IMPORTS_CALC}, "added to sys.path_hooks",
     ),
+    "a trace function that jumps over assertions, removed by itself": (
+        {"calc.py": CALC + TRACE_JUMP, "test_broken.py": BROKEN + "    return\n"},
+        "sys.settrace while calc.py:13 ran",
+    ),
+    "pytest's function given other code for one call, put back as it runs": (
+        {"calc.py": CALC + CODE_PUT_BACK, "test_broken.py": SWAPS_THEN_FAILS},
+        "_pytest.reports:TestReport.from_item_and_call from calc.py",
+    ),
+    "a committed module rewritten before its import and put back after": (
+        {"calc.py": CALC + REWRITE_AROUND_IMPORT, "validate.py": VALIDATE,
+         "test_check.py": CHECKS},
+        "a committed Python file written from validate.py",
+    ),
 }
 
 #: Attacks whose effect is only to be seen, not a flipped result (the run still fails).
@@ -227,6 +287,20 @@ def test_control_an_honest_run_that_monkeypatches_its_own_code_is_verified(
     )
     inventory = _verified_without_findings(project, {"test_honest.py": honest})
     assert inventory["import_hooks"] == []
+
+
+def test_control_python_files_written_outside_the_commit_are_verified(project: Project) -> None:
+    # Generated modules in the test's temporary directory, and one under the root that git
+    # ignores: written while the tests ran, but not the commit's files.
+    (project.repo / ".gitignore").write_text("out/\ngenerated.py\n")
+    honest = (
+        "def test_generates(tmp_path):\n"
+        "    (tmp_path / 'mod.py').write_text('x = 1\\n')\n"
+        "    with open('generated.py', 'w') as out:\n"
+        "        out.write('y = 2\\n')\n"
+    )
+    inventory = _verified_without_findings(project, {"test_generates.py": honest})
+    assert inventory["tree_at_end"]["written_committed"] == []
 
 
 def test_control_a_fixture_that_registers_a_plugin_that_changes_no_result_is_verified(

@@ -103,8 +103,13 @@ HOOK: dict[str, Any] = {
 IMPORT: dict[str, Any] = {
     "list": "sys.meta_path", "what": "Rewriter", "file": "calc.py",
     "origin": "repository", "seen": "call"}
+TRACE: dict[str, Any] = {
+    "what": "sys.settrace", "file": "calc.py", "line": "12", "origin": "repository",
+    "seen": "the call itself (audit)"}
 VIEW: dict[str, list[dict[str, Any]]] = {
-    "internal_changes": [CHANGE], "hooks": [HOOK], "import_hooks": [IMPORT]}
+    "internal_changes": [CHANGE], "hooks": [HOOK], "import_hooks": [IMPORT],
+    "trace_functions": [TRACE], "written_files": [{"path": "/repo/validate.py",
+                                                   "event": "open"}]}
 
 
 def _worker_output(relay: _Relay, root: Path) -> dict[str, object]:
@@ -132,6 +137,10 @@ def test_a_workers_watch_reaches_the_controller_once_per_entry(tmp_path: Path) -
     [hook] = views.hooks_beside([])
     assert hook["seen"] == "call in xdist worker gw0"
     assert views.imports_beside([IMPORT]) == []
+    [trace] = views.traces_beside([])
+    assert (trace["file"], trace["line"]) == ("calc.py", "12")
+    assert views.traces_beside([TRACE]) == []
+    assert views.written == {"/repo/validate.py": "open"}
 
 
 @pytest.mark.parametrize("view", [
@@ -159,7 +168,8 @@ def test_entries_in_a_view_are_plain_and_capped() -> None:
     many = [{**CHANGE, "name": f"n{i}", "now": ["x"] * 1_000_000, "extra": "dropped"}
             for i in range(MAX_ENTRIES + 5)]
     assert views.merge({"internal_changes": ["not a mapping", *many], "hooks": [],
-                        "import_hooks": []}, "gw0") is None
+                        "import_hooks": [], "trace_functions": [], "written_files": []},
+                       "gw0") is None
     kept = views.changes["_pytest.runner"]
     assert len(kept) == MAX_ENTRIES - 1  # the first MAX_ENTRIES entries, one not a mapping
     assert {entry["now"] for entry in kept} == {"<not a plain value>"}

@@ -96,11 +96,16 @@ class HeldItems:
     pass of the cyclic collector, and brings the next pass closer); the attribute tuples are
     shared by the items of one parent."""
 
-    __slots__ = ("_at", "_held", "_shared")
+    __slots__ = ("_at", "_by_function", "_held", "_shared", "compare_code")
 
     def __init__(self) -> None:
         self._held: list[Any] = []
         self._at: dict[str, int] = {}
+        #: The node ids of each held test function, by the function's id (held alive here).
+        self._by_function: dict[int, list[str]] = {}
+        #: Compare the test functions' code at each report; off where the audit listener hears
+        #: every write to it as it happens (reading `__code__` is itself an audit event).
+        self.compare_code = True
         #: The attribute tuples by their values' identities: the tuple holds them alive, so
         #: an identity is never another object's while it is a key here.
         self._shared: dict[tuple[int, ...], tuple[object, ...]] = {}
@@ -118,6 +123,12 @@ class HeldItems:
         values = self._shared.setdefault(tuple(map(id, values)), values)
         self._at[node] = len(self._held)
         self._held += (item, type(item), values, function, getattr(function, "__code__", None))
+        if function is not None:
+            self._by_function.setdefault(id(function), []).append(node)
+
+    def nodes_of(self, function_id: int) -> list[str]:
+        """The node ids whose test function has this id (none: not a held test function)."""
+        return self._by_function.get(function_id, [])
 
     def at(self, node: str) -> int | None:
         """Where the item of this node id is held (None: collected in another process)."""
@@ -151,7 +162,7 @@ class HeldItems:
         if current is not None and current is not function and getattr(
                 current, "__func__", current) is not function:
             return False
-        return getattr(function, "__code__", None) is held[at + _CODE]
+        return not self.compare_code or getattr(function, "__code__", None) is held[at + _CODE]
 
     def changes(self, at: int, item: Any) -> list[tuple[str, object]]:
         """(what, its new value) for each watched part of the item no longer as collected."""
@@ -198,7 +209,9 @@ class ItemWatch:
         self._sub_logged: set[tuple[str, str]] = set()
         self._changes: dict[tuple[str, str], dict[str, str]] = {}
         self._reports: list[dict[str, str]] = []
-        self._called: set[int] = set()  # ids of items whose test function pytest called
+        #: Node ids of the items whose test function pytest called (not the items' ids: `id()`
+        #: is an audit event, which the watch's listener is handed, three times a test).
+        self._called: set[str] = set()
         self._pyfunc_classes: dict[type, bool] = {}
         self._count: Callable[[str, str, str], None] | None = None
         self._at_call: Callable[[], None] | None = None
@@ -216,6 +229,21 @@ class ItemWatch:
         report, before this check looks at the item."""
         self._at_call = check
 
+    def listening(self) -> None:
+        """The watch's audit listener hears every write to a test function's code from now
+        on (`heard_function_write`): the reports need not read it."""
+        self._held.compare_code = False
+
+    def heard_function_write(self, function_id: int, attribute: str, value: object) -> None:
+        """A test function's `__code__` or defaults written (an audit event), whoever wrote
+        it and however soon it was put back."""
+        for node in self._held.nodes_of(function_id):
+            key = (node, f"the {attribute} of its test function")
+            if key not in self._changes and len(self._changes) < MAX_KEPT:
+                self._changes[key] = {"node": node, "what": key[1], "now": self._describe(value),
+                                      "file": self._file_of(value),
+                                      "seen": "the write itself (audit)"}
+
     def ran_here(self, node: str) -> bool:
         """Whether this process collected the test, and so ran it (an xdist controller logs
         its workers' tests, which it never collected)."""
@@ -231,7 +259,7 @@ class ItemWatch:
     def pytest_pyfunc_call(self, pyfuncitem: Any) -> Generator[None, Any, Any]:
         # The moment pytest calls the test function: what the item holds now is what runs,
         # whatever is put back before its report.
-        self._called.add(id(pyfuncitem))
+        self._called.add(str(pyfuncitem.nodeid))
         self._compare(str(pyfuncitem.nodeid), pyfuncitem, "call (the test function called)")
         return (yield)
 
@@ -247,11 +275,11 @@ class ItemWatch:
         if when == "call":
             if self._at_call is not None:
                 self._at_call()
-            if (at is not None and held.item(at) is item and id(item) not in self._called
+            if (at is not None and held.item(at) is item and node not in self._called
                     and self._calls_function(at)):
                 self._function_called(node, report)
         elif when == "teardown":  # a rerun calls the function again
-            self._called.discard(id(item))
+            self._called.discard(node)
         return report
 
     def _function_called(self, node: str, report: Any) -> None:

@@ -119,6 +119,16 @@ def derive_findings(inventory: Mapping[str, Any]) -> list[dict[str, str]]:
             "file": str(entry.get("file")),
             "route": f"added at {entry.get('seen')}",
         })
+    for entry in _dicts(inventory.get("trace_functions")):  # set while that code ran
+        if entry.get("origin") in TRUSTED_ORIGINS:
+            continue
+        findings.append({
+            "code": "trace_function",
+            "what": f"{entry.get('what')} while {entry.get('file')}:{entry.get('line')} ran",
+            "file": str(entry.get("file")),
+            "route": "a trace or profile function sees every line of a test and can jump"
+                     " over its assertions",
+        })
     findings.extend(_source_findings(inventory))
     for entry in _dicts(inventory.get("preloaded")):  # ran before the plugin (plugin_preload)
         findings.append({"code": "preloaded_code", "what": str(entry.get("what")),
@@ -211,6 +221,12 @@ def _source_findings(inventory: Mapping[str, Any]) -> list[dict[str, str]]:
         shown = [str(p) for p in changed][:5]
         findings.append({"code": "tree_changed", "what": "a committed file clean at the start",
                          "file": ", ".join(shown), "route": "changed before the session ended"})
+    written = tree.get("written_committed") if isinstance(tree, Mapping) else None
+    if isinstance(written, list) and written:  # heard as it happened: even if put back
+        findings.append({"code": "tree_changed", "what": "a committed Python file written",
+                         "file": ", ".join(str(p) for p in written[:5]),
+                         "route": "opened for writing, renamed or copied onto while the tests"
+                                  " ran, even if put back"})
     if isinstance(tree, Mapping) and tree.get("start_clean") is True and tree.get("unread"):
         findings.append({"code": "tree_changed", "what": "the tree clean at the start",
                          "file": "<git>", "route": str(tree.get("unread"))})

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from gate.claim.watched_internals import WATCHED_NAMESPACES
+from gate.evidence.audit_watch import AuditEnd, AuditWatch
 from gate.evidence.content_origin import INSTALLED, RecordIndex
 from gate.evidence.git_settings import git_view
 from gate.evidence.interpreter_dirs import install_dirs as install_dirs  # for the plugin
@@ -200,6 +201,9 @@ class Watch:
         #: The item check, a pytest plugin of its own: the recorder registers it.
         self.items = ItemWatch(lambda value: origins.shown(code_file(own_code(value))),
                                describe_object)
+        #: What the audit events show as it happens (heard from `register` to unconfigure).
+        self.audit = AuditWatch(self._namespaces, origins.of, origins.shown,
+                                self.items.heard_function_write)
         self._hooks: dict[tuple[str, str, int], dict[str, Any]] = {}
         self._hook_objects: list[object] = []
         self._hook_functions: list[object] = []
@@ -219,6 +223,9 @@ class Watch:
         channel that brings what each worker saw to the controller."""
         self.items.check_at_call(lambda: self.observe_at_report(pluginmanager))
         pluginmanager.register(self.items, "claim-gate-item-watch")
+        if self.audit.start():
+            self.items.listening()
+        pluginmanager.register(AuditEnd(self.audit), "claim-gate-audit-end")
         pluginmanager.register(XdistChannel(self.sources, self.items, _Relay(self, pluginmanager)),
                                "claim-gate-xdist-channel")
 
@@ -376,6 +383,9 @@ class Watch:
                                  for entry in self._changes_of(name)],
             "hooks": list(self._hooks.values()),
             "import_hooks": self._import_hook_entries(),
+            "trace_functions": list(self.audit.traces),
+            "written_files": [{"path": path, "event": event}
+                              for path, event in self.audit.written.items()],
         }
 
     def _changes_of(self, name: str) -> list[dict[str, Any]]:
@@ -432,8 +442,9 @@ class Watch:
         plugin (`plugin_preload`); with `tree`
         (the start's TreeState, the ignored files, the import roots) also the test modules
         against the commit and the tree probed again at the end (`test_sources`)."""
+        written = [*self.audit.written, *self.workers.written]
         ended = end_facts(self.sources, tree[0], self._origins.rootdir, tree[1], self.git,
-                          tree[2]) if tree else {}
+                          tree[2], written) if tree else {}
         own = list(self._hooks.values())
         hooks = list(map(_router(config, environ), [*own, *self.workers.hooks_beside(own)]))
         plugins = _repository_plugins(config.pluginmanager, self._origins)
@@ -443,6 +454,7 @@ class Watch:
             "hooks": sorted(hooks, key=lambda e: (e["hook"], e["plugin"], e["function"])),
             "internals": self._internal_entries(),
             "import_hooks": self._import_hook_entries(),
+            "trace_functions": [*self.audit.traces, *self.workers.traces_beside(self.audit.traces)],
             "patched_items": sorted(set(patched_items(items)))[:100],
             **self.items.entries(),
             "config": _config_facts(config, self._origins, environ),

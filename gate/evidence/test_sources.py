@@ -154,11 +154,13 @@ class SourceWatch:
 
 def end_facts(
     sources: SourceWatch, start: Any, rootdir: Path, ignored: list[Path],
-    git: GitView, import_roots: Iterable[Path],
+    git: GitView, import_roots: Iterable[Path], written: Iterable[str] = (),
 ) -> dict[str, Any]:
     """The test modules against the commit, and the tree probed again at session end (a file
     rewritten after the start check and not yet restored shows here), with git as the plugin
-    found it at load (`git_settings`: its environment; settings that moved are said)."""
+    found it at load (`git_settings`: its environment; settings that moved are said); and of
+    the Python files `written` during the session (heard as it happened, `audit_watch`), those
+    the commit holds (all of them, where git cannot tell)."""
     from gate.evidence.git_probe import probe_tree
 
     end = probe_tree(rootdir, ignored, git.environ, git.run, import_roots)
@@ -174,8 +176,23 @@ def end_facts(
         "test_sources": sources.facts(commit, git.run),
         "tree_at_end": {"start_clean": start.clean, "clean": end.clean,
                         "dirty_paths": dirty, "changed_committed": tracked,
+                        "written_committed": _committed(rootdir, commit, written, git),
                         "unread": _unread_at_end(start, end, git, rootdir)},
     }
+
+
+def _committed(rootdir: Path, commit: str | None, written: Iterable[str],
+               git: GitView) -> list[str]:
+    """The files under the rootdir among `written` that the commit holds (one `git ls-tree`,
+    only when any was written); every one of them where git cannot say."""
+    paths = sorted({shown for file in written if (shown := _shown(Path(file), rootdir))})
+    if not paths:
+        return []
+    try:
+        held = commit_blobs(rootdir, commit, paths, git.run) if commit else dict.fromkeys(paths)
+    except (OSError, subprocess.SubprocessError):
+        held = dict.fromkeys(paths)
+    return sorted(held)[:MAX_LISTED]
 
 
 def _dirty_path(entry: str) -> str:

@@ -17,7 +17,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 #: The lists a worker's view holds (`Watch.seen_here`).
-VIEW_LISTS = ("internal_changes", "hooks", "import_hooks")
+VIEW_LISTS = ("internal_changes", "hooks", "import_hooks", "trace_functions",
+              "written_files")
 
 #: At most this many entries of each list are taken from one worker (the inventory caps its
 #: own lists lower; a finding among the first ones stands).
@@ -29,12 +30,15 @@ _FIELDS = {
                          "was_file", "was_origin"),
     "hooks": ("hook", "plugin", "function", "file", "origin", "kind", "plugin_module", "seen"),
     "import_hooks": ("list", "what", "file", "origin", "seen"),
+    "trace_functions": ("what", "file", "line", "origin", "seen"),
+    "written_files": ("path", "event"),
 }
 #: The fields that name one hook implementation across processes (a plugin registered without
 #: a name is named by its id, which differs from process to process: not part of it then).
 _HOOK_FIELDS = ("hook", "function", "file", "kind", "origin")
 _CHANGE_FIELDS = ("name", "change", "file", "now")
 _IMPORT_FIELDS = ("list", "what", "file")
+_TRACE_FIELDS = ("what", "file", "line")
 #: A field's text is cut here (the inventory's own texts are shorter).
 MAX_TEXT = 500
 
@@ -76,6 +80,10 @@ class WorkerViews:
         self.changes: dict[str, list[dict[str, Any]]] = {}
         self._hooks: dict[tuple[str, ...], dict[str, Any]] = {}
         self._imports: dict[tuple[str, ...], dict[str, Any]] = {}
+        self._traces: dict[tuple[str, ...], dict[str, Any]] = {}
+        #: Python files a worker wrote (absolute paths: the workers share the controller's
+        #: machine and rootdir), told against the commit at the controller's end.
+        self.written: dict[str, str] = {}
 
     def merge(self, view: object, worker: str) -> str | None:
         """Add one worker's view; why it could not be read, or None."""
@@ -92,6 +100,11 @@ class WorkerViews:
             self._hooks.setdefault(hook_key(entry), entry)
         for entry in _entries(view["import_hooks"], "import_hooks", where):
             self._imports.setdefault(_key(entry, _IMPORT_FIELDS), entry)
+        for entry in _entries(view["trace_functions"], "trace_functions", where):
+            self._traces.setdefault(_key(entry, _TRACE_FIELDS), entry)
+        for entry in _entries(view["written_files"], "written_files", where):
+            if isinstance(entry.get("path"), str):
+                self.written.setdefault(entry["path"], str(entry.get("event")))
         return None
 
     def changes_beside(self, namespace: str, own: Iterable[Mapping[str, Any]]
@@ -109,3 +122,7 @@ class WorkerViews:
     def imports_beside(self, own: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
         known = {_key(entry, _IMPORT_FIELDS) for entry in own}
         return [entry for key, entry in self._imports.items() if key not in known]
+
+    def traces_beside(self, own: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        known = {_key(entry, _TRACE_FIELDS) for entry in own}
+        return [entry for key, entry in self._traces.items() if key not in known]

@@ -1,0 +1,153 @@
+"""What the interpreter's audit events show the watch (`audit_events`), heard as they happen.
+
+The compares read the watched namespaces at moments (each call report, after each test, the
+end): a change made and put back between two of them left nothing to compare. CPython 3.11
+audits two kinds of change that the compares see least: a function's `__code__`,
+`__defaults__` or `__kwdefaults__` replaced (`object.__setattr__`, raised before the write; a
+code object swapped for one call and put back is heard all the same), and a trace or profile
+function set (`sys.settrace`/`sys.setprofile`), which sees every line of a test and can jump
+over its assertions (`frame.f_lineno`) without writing anything the compares read. A class's
+or a module's attributes are not audited (their dicts' version tags stand for them). A write
+to a watched function becomes a change of its namespace, a finding as the compares' are; a
+trace or profile function set while the repository's code is on the stack is listed with
+that code's file and line, whoever made the call (a debugger or tracer of the standard
+library can be handed the repository's function). This module only observes; the judgement
+is `producer_inventory`'s.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from gate.evidence.audit_events import subscribe
+from gate.evidence.watch_namespaces import NamespaceWatch
+
+#: The `seen` of a change heard as the write itself.
+HEARD = "the write itself (audit), even if put back"
+
+#: A function's attributes whose writes CPython audits, and what each write is called.
+FUNCTION_STATE = {"__code__": "code replaced", "__defaults__": "defaults replaced",
+                  "__kwdefaults__": "keyword defaults replaced"}
+
+#: At most this many trace functions are listed, and Python files written kept.
+MAX_TRACES = 20
+MAX_WRITTEN = 200
+
+#: `os.open` flags that write.
+WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
+#: The events that name a file they write, and where in their arguments.
+_DESTINATION = {"os.rename": 1, "shutil.copyfile": 1, "os.link": 1, "os.symlink": 1,
+                "os.truncate": 0}
+
+
+def written_path(event: str, args: tuple[Any, ...]) -> object | None:
+    """The file an `open` for writing, a rename, copy or link onto, or a truncation names."""
+    if event == "open":
+        if len(args) < 3:
+            return None
+        mode, flags = args[1], args[2]
+        writing = any(c in mode for c in "wax+") if isinstance(mode, str) else (
+            isinstance(flags, int) and bool(flags & WRITE_FLAGS))
+        return args[0] if writing else None
+    place = _DESTINATION.get(event)
+    return args[place] if place is not None and len(args) > place else None
+
+TRUSTED = frozenset({"installed", "gate"})
+
+
+class AuditWatch:
+    """One session's listener. `origin(file)` and `shown(file)` are the watch's `Origins`."""
+
+    def __init__(self, namespaces: NamespaceWatch, origin: Callable[[str | None], str],
+                 shown: Callable[[str | None], str],
+                 other: Callable[[int, str, object], None] | None = None) -> None:
+        self._namespaces = namespaces
+        #: Where a write to a function outside the namespaces goes (the item check's test
+        #: functions), as (the function's id, the attribute, the new value).
+        self._other = other
+        self._origin = origin
+        self._shown = shown
+        snapshots = namespaces.snapshots.items()
+        self._functions = {id(function): (name, key) for name, s in snapshots
+                           for key, function in zip(s.keys_of_functions, s.functions,
+                                                    strict=True)}
+        self.traces: list[dict[str, str]] = []
+        #: Python files written during the session (absolute paths as named then) and how.
+        self.written: dict[str, str] = {}
+        self._end: Callable[[], None] | None = None
+
+    def start(self) -> bool:
+        """Listen from now on; whether the events are heard (then the compares need not read
+        the watched code objects: each write to one is heard)."""
+        if self._end is None:
+            self._end = subscribe(self.heard)
+            self._namespaces.code_heard = True
+        return True
+
+    def stop(self) -> None:
+        if self._end is not None:
+            self._end()
+            self._end = None
+
+    def heard(self, event: str, args: tuple[Any, ...]) -> None:
+        if event in ("sys.settrace", "sys.setprofile"):
+            self._trace(event)
+            return
+        if event == "open" or event in _DESTINATION:
+            self._file(event, written_path(event, args))
+            return
+        if len(args) < 2 or not isinstance(args[1], str) or args[1] not in FUNCTION_STATE:
+            return
+        place = self._functions.get(id(args[0]))  # watched functions are kept alive: ids hold
+        value = args[2] if len(args) > 2 else None
+        if place is not None:
+            name, holder = place  # the namespace and the name that holds the function
+            self._namespaces.changes.setdefault(name, {}).setdefault(
+                holder, (FUNCTION_STATE[args[1]], value, HEARD))
+        elif self._other is not None:
+            self._other(id(args[0]), args[1], value)
+
+    def _file(self, event: str, path: object) -> None:
+        """A Python source written, renamed or copied onto (the commit's files among them
+        are told at the end, by git): a module rewritten and put back around its import
+        leaves the tree as it was, and ran all the same."""
+        if path is None or isinstance(path, int) or len(self.written) >= MAX_WRITTEN:
+            return
+        try:
+            text = os.fsdecode(os.fspath(path))  # type: ignore[call-overload]
+        except TypeError:
+            return
+        if text.endswith((".py", ".pyw")):
+            self.written.setdefault(str(Path(text).absolute()), event)  # at the cwd of now
+
+    def _trace(self, event: str) -> None:
+        """The innermost frame from outside the installed code and the gate (the code that
+        asked, or handed its own function to a debugger or tracer of the standard library)."""
+        if len(self.traces) >= MAX_TRACES:
+            return
+        frame: FrameType | None = sys._getframe(1)
+        while frame is not None:
+            file = frame.f_code.co_filename
+            origin = "installed" if file.startswith("<frozen ") else self._origin(file)
+            if origin not in TRUSTED:
+                self.traces.append({"what": event, "file": self._shown(file),
+                                    "line": str(frame.f_lineno), "origin": origin,
+                                    "seen": "the call itself (audit)"})
+                return
+            frame = frame.f_back
+
+
+class AuditEnd:
+    """A pytest plugin: the session's listening ends with its configuration (a session run
+    inside a test, under pytester, leaves the process's one hook to the sessions around it)."""
+
+    def __init__(self, audit: AuditWatch) -> None:
+        self._audit = audit
+
+    def pytest_unconfigure(self) -> None:
+        self._audit.stop()

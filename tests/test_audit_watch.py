@@ -1,0 +1,143 @@
+"""The watch's audit listener in process: the interpreter's audit events heard as they happen,
+so a watched function's code swapped and put back, or a trace function set and removed, is
+seen although no compare could find it afterwards."""
+
+from __future__ import annotations
+
+import sys
+import types
+from typing import Any
+
+import pytest
+
+from gate.evidence.audit_events import subscribe
+from gate.evidence.audit_watch import HEARD, AuditWatch
+from gate.evidence.producer_inventory import derive_findings
+from gate.evidence.watch_namespaces import NamespaceWatch
+
+MODULE = "claim_gate_audit_probe"
+
+
+def _probe_module() -> types.ModuleType:
+    module = types.ModuleType(MODULE)
+    exec("def report(x):\n    return 'failed'\n", module.__dict__)  # noqa: S102 - our own text
+    return module
+
+
+@pytest.fixture
+def watched(monkeypatch: pytest.MonkeyPatch) -> tuple[types.ModuleType, NamespaceWatch]:
+    module = _probe_module()
+    monkeypatch.setitem(sys.modules, MODULE, module)
+    return module, NamespaceWatch.take((MODULE,))
+
+
+def _listening(namespaces: NamespaceWatch, origin: Any = None) -> AuditWatch:
+    audit = AuditWatch(namespaces, origin or (lambda file: "repository"), lambda file: str(file))
+    audit.start()
+    return audit
+
+
+def test_a_code_object_swapped_and_put_back_is_heard(
+    watched: tuple[types.ModuleType, NamespaceWatch],
+) -> None:
+    module, namespaces = watched
+    audit = _listening(namespaces)
+    try:
+        original = module.report.__code__
+        module.report.__code__ = (lambda x: "passed").__code__
+        module.report.__code__ = original  # nothing is left for a compare to find
+    finally:
+        audit.stop()
+    assert namespaces.unchanged(full=True)
+    what, now, seen = namespaces.changes[MODULE]["report"]
+    assert (what, seen) == ("code replaced", HEARD)
+    assert now is not original
+
+
+@pytest.mark.parametrize("attribute", ["__defaults__", "__kwdefaults__"])
+def test_defaults_replaced_are_heard(
+    watched: tuple[types.ModuleType, NamespaceWatch], attribute: str,
+) -> None:
+    module, namespaces = watched
+    audit = _listening(namespaces)
+    try:
+        setattr(module.report, attribute, ("passed",) if attribute == "__defaults__" else {})
+    finally:
+        audit.stop()
+    assert namespaces.changes[MODULE]["report"][0].endswith("defaults replaced")
+
+
+def test_functions_nobody_watches_are_not_heard(
+    watched: tuple[types.ModuleType, NamespaceWatch],
+) -> None:
+    _, namespaces = watched
+    audit = _listening(namespaces)
+
+    def mine() -> None:
+        return None
+
+    try:
+        mine.__defaults__ = ()
+    finally:
+        audit.stop()
+    assert namespaces.changes == {}
+
+
+def _tracer(frame: Any, event: str, arg: object) -> None:
+    return None
+
+
+def test_a_trace_function_set_by_the_repository_is_named_with_its_line(
+    watched: tuple[types.ModuleType, NamespaceWatch],
+) -> None:
+    _, namespaces = watched
+    here = __file__
+    audit = _listening(namespaces, lambda file: "repository" if file == here else "installed")
+    previous = sys.gettrace()
+    try:
+        sys.settrace(_tracer)
+        sys.settrace(previous)  # removed at once: heard all the same
+        sys.setprofile(None)
+    finally:
+        audit.stop()
+    assert [(t["what"], t["file"], t["origin"]) for t in audit.traces] == [
+        ("sys.settrace", here, "repository")] * 2 + [("sys.setprofile", here, "repository")]
+    assert all(t["line"].isdigit() for t in audit.traces)
+    findings = derive_findings({"trace_functions": audit.traces})
+    assert {f["code"] for f in findings} == {"trace_function"}
+
+
+def test_a_trace_function_set_by_installed_code_alone_is_not_listed(
+    watched: tuple[types.ModuleType, NamespaceWatch],
+) -> None:
+    _, namespaces = watched  # coverage started by an installed plugin: no repository frame
+    audit = _listening(namespaces, lambda file: "installed")
+    previous = sys.gettrace()
+    try:
+        sys.settrace(previous)
+    finally:
+        audit.stop()
+    assert audit.traces == []
+
+
+def test_a_listener_that_fails_never_stops_the_audited_action() -> None:
+    def broken(event: str, args: tuple[Any, ...]) -> None:
+        raise RuntimeError("a listener's own bug")
+
+    end = subscribe(broken)
+    previous = sys.gettrace()
+    try:
+        sys.settrace(previous)  # would raise here if the hook passed the error on
+    finally:
+        end()
+
+
+def test_a_listener_that_ended_hears_nothing_more() -> None:
+    heard: list[str] = []
+    end = subscribe(lambda event, args: heard.append(event))
+    previous = sys.gettrace()
+    sys.settrace(previous)
+    end()
+    end()  # ending twice is harmless
+    sys.settrace(previous)
+    assert heard == ["sys.settrace"]
