@@ -30,6 +30,8 @@ def clean_inventory(**changes: Any) -> dict[str, Any]:
         "patched_items": [],
         "item_changes": [],
         "item_reports": [],
+        "trace_functions": [],
+        "audit": {"listening": True},
         "config": {"inifile": None, "addopts": [], "plugins": []},
         "conftests": [],
         "repository_plugins": [],

@@ -103,7 +103,7 @@ def test_a_trace_function_set_by_the_repository_is_named_with_its_line(
     assert [(t["what"], t["file"], t["origin"]) for t in audit.traces] == [
         ("sys.settrace", here, "repository")] * 2 + [("sys.setprofile", here, "repository")]
     assert all(t["line"].isdigit() for t in audit.traces)
-    findings = derive_findings({"trace_functions": audit.traces})
+    findings = derive_findings({"trace_functions": audit.traces, "audit": {"listening": True}})
     assert {f["code"] for f in findings} == {"trace_function"}
 
 
@@ -141,3 +141,25 @@ def test_a_listener_that_ended_hears_nothing_more() -> None:
     end()  # ending twice is harmless
     sys.settrace(previous)
     assert heard == ["sys.settrace"]
+
+
+def test_a_listener_taken_out_is_not_listening(
+    watched: tuple[types.ModuleType, NamespaceWatch],
+) -> None:
+    _, namespaces = watched
+    audit = AuditWatch(namespaces, lambda file: "repository", str)
+    assert not audit.listening()  # never started
+    audit.start()
+    assert audit.listening()
+    from gate.evidence import audit_events
+
+    kept = list(audit_events._listeners)
+    audit_events._listeners.clear()  # what code in the process could do
+    try:
+        assert not audit.listening()
+        findings = derive_findings({"audit": {"listening": audit.listening()}})
+        assert [f["code"] for f in findings] == ["audit_listener"]
+    finally:
+        audit_events._listeners[:] = kept
+        audit.stop()
+    assert derive_findings({"audit": {"listening": True}}) == []

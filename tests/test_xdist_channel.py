@@ -109,7 +109,8 @@ TRACE: dict[str, Any] = {
 VIEW: dict[str, list[dict[str, Any]]] = {
     "internal_changes": [CHANGE], "hooks": [HOOK], "import_hooks": [IMPORT],
     "trace_functions": [TRACE], "written_files": [{"path": "/repo/validate.py",
-                                                   "event": "open"}]}
+                                                   "event": "open"}],
+    "listening": [{"listening": True}]}
 
 
 def _worker_output(relay: _Relay, root: Path) -> dict[str, object]:
@@ -141,6 +142,16 @@ def test_a_workers_watch_reaches_the_controller_once_per_entry(tmp_path: Path) -
     assert (trace["file"], trace["line"]) == ("calc.py", "12")
     assert views.traces_beside([TRACE]) == []
     assert views.written == {"/repo/validate.py": "open"}
+    assert views.all_listening
+
+
+def test_a_worker_whose_listener_was_taken_out_is_said() -> None:
+    views = WorkerViews()
+    assert views.merge({**VIEW, "listening": [{"listening": False}]}, "gw0") is None
+    assert not views.all_listening
+    views = WorkerViews()  # saying nothing is not saying it listened
+    assert views.merge({**VIEW, "listening": []}, "gw1") is None
+    assert not views.all_listening
 
 
 @pytest.mark.parametrize("view", [
@@ -168,8 +179,8 @@ def test_entries_in_a_view_are_plain_and_capped() -> None:
     many = [{**CHANGE, "name": f"n{i}", "now": ["x"] * 1_000_000, "extra": "dropped"}
             for i in range(MAX_ENTRIES + 5)]
     assert views.merge({"internal_changes": ["not a mapping", *many], "hooks": [],
-                        "import_hooks": [], "trace_functions": [], "written_files": []},
-                       "gw0") is None
+                        "import_hooks": [], "trace_functions": [], "written_files": [],
+                        "listening": [{"listening": True}]}, "gw0") is None
     kept = views.changes["_pytest.runner"]
     assert len(kept) == MAX_ENTRIES - 1  # the first MAX_ENTRIES entries, one not a mapping
     assert {entry["now"] for entry in kept} == {"<not a plain value>"}

@@ -50,6 +50,9 @@ WATCHED_NAMESPACES: tuple[str, ...] = (
     "gate.evidence.item_state:HeldItems",
     "gate.evidence.item_state:ItemWatch",
     "gate.evidence.xdist_channel:XdistChannel",
+    "gate.evidence.audit_events",
+    "gate.evidence.audit_watch",
+    "gate.evidence.audit_watch:AuditWatch",
 )
 
 #: The import machinery lists whose new entries (after the plugin loaded) can rewrite the

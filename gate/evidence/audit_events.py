@@ -35,6 +35,12 @@ def _hook(event: str, args: tuple[Any, ...]) -> None:
             listener(event, args)
 
 
+def listening(listener: Listener) -> bool:
+    """Whether `listener` is still handed the events (code in the process could have taken
+    it out: the watch asks at its end)."""
+    return _installed == [True] and any(kept == listener for kept in _listeners)
+
+
 def subscribe(listener: Listener) -> Callable[[], None]:
     """Hand `listener` each watched event from now on; returns what ends that."""
     if not _installed:

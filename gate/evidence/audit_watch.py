@@ -24,7 +24,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from gate.evidence.audit_events import subscribe
+from gate.evidence.audit_events import listening, subscribe
 from gate.evidence.watch_namespaces import NamespaceWatch
 
 #: The `seen` of a change heard as the write itself.
@@ -88,6 +88,10 @@ class AuditWatch:
             self._end = subscribe(self.heard)
             self._namespaces.code_heard = True
         return True
+
+    def listening(self) -> bool:
+        """Still handed the events (never started, or taken out, is not)."""
+        return self._end is not None and listening(self.heard)
 
     def stop(self) -> None:
         if self._end is not None:

@@ -24,7 +24,7 @@ from gate.claim.test_job import INVENTORY_FIELD as INVENTORY_FIELD
 from gate.claim.watched_internals import missing_names
 from gate.claim.wording import plural
 
-INVENTORY_VERSION = 2
+INVENTORY_VERSION = 3
 PRODUCER_MODIFIED = "producer_modified"
 
 #: Hooks whose every implementation can decide or rewrite a result: firstresult hooks that
@@ -82,9 +82,10 @@ TRUSTED_ORIGINS = frozenset({"installed", "gate"})
 
 MAX_LISTED_FINDINGS = 20
 
-#: The item check's lists (`gate/evidence/item_state.py`): an inventory without them was
-#: written by a plugin that did not check items.
-ITEM_CHECK_FIELDS = ("item_changes", "item_reports")
+#: The item check's lists (`gate/evidence/item_state.py`) and the audit listener's
+#: (`audit_watch.py`): an inventory without them was written by a plugin that did not check
+#: items or did not listen (version 3 added `trace_functions` and `audit`).
+ITEM_CHECK_FIELDS = ("item_changes", "item_reports", "trace_functions")
 
 #: How the watch names an attribute of the session's plugin manager instance it compares.
 MANAGER_SUFFIX = "(of the session's plugin manager)"
@@ -119,6 +120,11 @@ def derive_findings(inventory: Mapping[str, Any]) -> list[dict[str, str]]:
             "file": str(entry.get("file")),
             "route": f"added at {entry.get('seen')}",
         })
+    audit = inventory.get("audit")
+    if not isinstance(audit, Mapping) or audit.get("listening") is not True:
+        findings.append({"code": "audit_listener", "what": "the plugin's audit listener",
+                         "file": "<unknown>", "route": "not listening at the end of the session"
+                         " (taken out during the run, or never added)"})
     for entry in _dicts(inventory.get("trace_functions")):  # set while that code ran
         if entry.get("origin") in TRUSTED_ORIGINS:
             continue

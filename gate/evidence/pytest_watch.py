@@ -386,6 +386,7 @@ class Watch:
             "trace_functions": list(self.audit.traces),
             "written_files": [{"path": path, "event": event}
                               for path, event in self.audit.written.items()],
+            "listening": [{"listening": self.audit.listening()}],
         }
 
     def _changes_of(self, name: str) -> list[dict[str, Any]]:
@@ -455,6 +456,7 @@ class Watch:
             "internals": self._internal_entries(),
             "import_hooks": self._import_hook_entries(),
             "trace_functions": [*self.audit.traces, *self.workers.traces_beside(self.audit.traces)],
+            "audit": {"listening": self.audit.listening() and self.workers.all_listening},
             "patched_items": sorted(set(patched_items(items)))[:100],
             **self.items.entries(),
             "config": _config_facts(config, self._origins, environ),

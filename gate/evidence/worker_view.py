@@ -18,7 +18,7 @@ from typing import Any
 
 #: The lists a worker's view holds (`Watch.seen_here`).
 VIEW_LISTS = ("internal_changes", "hooks", "import_hooks", "trace_functions",
-              "written_files")
+              "written_files", "listening")
 
 #: At most this many entries of each list are taken from one worker (the inventory caps its
 #: own lists lower; a finding among the first ones stands).
@@ -32,6 +32,7 @@ _FIELDS = {
     "import_hooks": ("list", "what", "file", "origin", "seen"),
     "trace_functions": ("what", "file", "line", "origin", "seen"),
     "written_files": ("path", "event"),
+    "listening": ("listening",),
 }
 #: The fields that name one hook implementation across processes (a plugin registered without
 #: a name is named by its id, which differs from process to process: not part of it then).
@@ -84,6 +85,8 @@ class WorkerViews:
         #: Python files a worker wrote (absolute paths: the workers share the controller's
         #: machine and rootdir), told against the commit at the controller's end.
         self.written: dict[str, str] = {}
+        #: Every worker's audit listener was still listening at its end.
+        self.all_listening = True
 
     def merge(self, view: object, worker: str) -> str | None:
         """Add one worker's view; why it could not be read, or None."""
@@ -105,6 +108,8 @@ class WorkerViews:
         for entry in _entries(view["written_files"], "written_files", where):
             if isinstance(entry.get("path"), str):
                 self.written.setdefault(entry["path"], str(entry.get("event")))
+        said = _entries(view["listening"], "listening", where)
+        self.all_listening = self.all_listening and [e.get("listening") for e in said] == [True]
         return None
 
     def changes_beside(self, namespace: str, own: Iterable[Mapping[str, Any]]
