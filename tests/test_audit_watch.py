@@ -4,14 +4,17 @@ seen although no compare could find it afterwards."""
 
 from __future__ import annotations
 
+import os
 import sys
 import types
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from gate.evidence.audit_events import subscribe
-from gate.evidence.audit_watch import HEARD, AuditWatch
+from gate.evidence.audit_watch import HEARD, AuditWatch, written_paths
 from gate.evidence.producer_inventory import derive_findings
 from gate.evidence.watch_namespaces import NamespaceWatch
 
@@ -163,3 +166,82 @@ def test_a_listener_taken_out_is_not_listening(
         audit_events._listeners[:] = kept
         audit.stop()
     assert derive_findings({"audit": {"listening": True}}) == []
+
+
+def _through_proc(module: Path) -> None:
+    with module.open() as reading:
+        Path(f"/proc/self/fd/{reading.fileno()}").write_text("x = 3\n")
+
+
+def _through_link(module: Path) -> None:
+    alias = module.with_name("alias.txt")
+    alias.symlink_to(module)
+    alias.write_text("x = 2\n")
+
+
+def _renamed_away_and_back(module: Path) -> None:
+    away = module.with_name("away.txt")
+    module.rename(away)
+    away.rename(module)
+
+
+#: Each way of writing the module: by its name, through a link of another name, through
+#: /proc's name for an open file, renamed away and back, hard-linked under another name.
+WRITES: dict[str, Callable[[Path], object]] = {
+    "by its name": lambda module: module.write_text("x = 2\n"),
+    "through a symbolic link named otherwise": lambda module: _through_link(module),
+    "through /proc's name for a descriptor open for reading": _through_proc,
+    "renamed away and back": _renamed_away_and_back,
+    "hard-linked under another name": lambda module: os.link(module,
+                                                             module.with_name("hard.txt")),
+}
+
+
+@pytest.mark.parametrize("how", list(WRITES))
+def test_a_python_file_written_is_kept_by_its_own_path(
+    watched: tuple[types.ModuleType, NamespaceWatch], tmp_path: Path, how: str,
+) -> None:
+    if "/proc" in how and not Path("/proc/self/fd").is_dir():
+        pytest.skip("no /proc on this system")
+    _, namespaces = watched
+    module = tmp_path / "validate.py"
+    module.write_text("x = 1\n")
+    audit = _listening(namespaces)
+    try:
+        WRITES[how](module)
+    finally:
+        audit.stop()
+    assert list(audit.written) == [str(module.resolve())]
+
+
+def test_reads_and_other_files_are_not_kept(
+    watched: tuple[types.ModuleType, NamespaceWatch], tmp_path: Path,
+) -> None:
+    _, namespaces = watched
+    module = tmp_path / "validate.py"
+    module.write_text("x = 1\n")
+    audit = _listening(namespaces)
+    try:
+        module.read_text()
+        module.read_bytes()
+        (tmp_path / "data.txt").write_text("not Python\n")
+    finally:
+        audit.stop()
+    assert audit.written == {}
+
+
+@pytest.mark.parametrize(("event", "args", "expected"), [
+    ("open", ("a.py", "r", 0), []),
+    ("open", ("a.py", "rb", 0), []),
+    ("open", ("a.py", "r+", 0), ["a.py"]),
+    ("open", ("a.py", "ab", 0), ["a.py"]),
+    ("open", ("a.py", None, os.O_RDONLY), []),
+    ("open", ("a.py", None, os.O_WRONLY | os.O_TRUNC), ["a.py"]),
+    ("os.rename", ("a.py", "b.txt", -1, -1), ["b.txt", "a.py"]),
+    ("shutil.copyfile", ("saved", "a.py"), ["a.py"]),
+    ("os.truncate", ("a.py", 0), ["a.py"]),
+    ("open", ("a.py",), []),
+])
+def test_the_files_an_event_writes(event: str, args: tuple[Any, ...],
+                                   expected: list[str]) -> None:
+    assert written_paths(event, args) == expected

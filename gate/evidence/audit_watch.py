@@ -45,17 +45,23 @@ _DESTINATION = {"os.rename": 1, "shutil.copyfile": 1, "os.link": 1, "os.symlink"
                 "os.truncate": 0}
 
 
-def written_path(event: str, args: tuple[Any, ...]) -> object | None:
-    """The file an `open` for writing, a rename, copy or link onto, or a truncation names."""
+def written_paths(event: str, args: tuple[Any, ...]) -> list[object]:
+    """The files an event changes: an `open` for writing, the destination of a rename, copy
+    or link, a truncation, and the source of a rename (moved away) or of a hard link (a file
+    written under the link's name is the source's)."""
     if event == "open":
         if len(args) < 3:
-            return None
+            return []
         mode, flags = args[1], args[2]
         writing = any(c in mode for c in "wax+") if isinstance(mode, str) else (
             isinstance(flags, int) and bool(flags & WRITE_FLAGS))
-        return args[0] if writing else None
+        return [args[0]] if writing else []
     place = _DESTINATION.get(event)
-    return args[place] if place is not None and len(args) > place else None
+    found = [args[place]] if place is not None and len(args) > place else []
+    if event in ("os.rename", "os.link") and args:
+        found.append(args[0])
+    return found
+
 
 TRUSTED = frozenset({"installed", "gate"})
 
@@ -103,7 +109,8 @@ class AuditWatch:
             self._trace(event)
             return
         if event == "open" or event in _DESTINATION:
-            self._file(event, written_path(event, args))
+            for path in written_paths(event, args):
+                self._file(event, path)
             return
         if len(args) < 2 or not isinstance(args[1], str) or args[1] not in FUNCTION_STATE:
             return
@@ -119,15 +126,18 @@ class AuditWatch:
     def _file(self, event: str, path: object) -> None:
         """A Python source written, renamed or copied onto (the commit's files among them
         are told at the end, by git): a module rewritten and put back around its import
-        leaves the tree as it was, and ran all the same."""
+        leaves the tree as it was, and ran all the same. The path is resolved now, at the
+        cwd of now: a file written by another name for it (a symbolic link, `/proc/self/fd/N`)
+        is the file it names."""
         if path is None or isinstance(path, int) or len(self.written) >= MAX_WRITTEN:
             return
         try:
             text = os.fsdecode(os.fspath(path))  # type: ignore[call-overload]
-        except TypeError:
+            resolved = str(Path(text).resolve())
+        except (TypeError, ValueError, OSError, RuntimeError):
             return
-        if text.endswith((".py", ".pyw")):
-            self.written.setdefault(str(Path(text).absolute()), event)  # at the cwd of now
+        if resolved.endswith((".py", ".pyw")):
+            self.written.setdefault(resolved, event)
 
     def _trace(self, event: str) -> None:
         """The innermost frame from outside the installed code and the gate (the code that
