@@ -92,38 +92,30 @@ def test_control_the_honest_runs_report_succeeds(reports: Reports, github_hub: H
     assert conclusion == "success", words
 
 
+#: The same two runs in one process and under pytest-xdist (`-n 1`: the patch is in the worker
+#: that ran the tests, and the controller wrote the report with what that worker sent it).
+MODES = {"in one process": ("patched", "honest", "claim-gate.producer_modified"),
+         "under xdist": ("patched_xdist", "honest_xdist", "xdist worker gw")}
+
+
+@pytest.mark.parametrize("mode", list(MODES))
 def test_one_run_one_verdict_the_report_of_a_patched_run_does_not_count(
-        reports: Reports, github_hub: Hub, tmp_path: Path) -> None:
+        reports: Reports, github_hub: Hub, tmp_path: Path, mode: str) -> None:
     """The owner allows the patching module's reach, so only the report's own word stands
     between the green JUnit and the check: the plugin said its run was modified."""
-    conclusion, words, problems = _pr(github_hub, tmp_path, PATCH, reports.patched,
+    patched, _, said = MODES[mode]
+    conclusion, words, problems = _pr(github_hub, tmp_path, PATCH, getattr(reports, patched),
                                       policy=ALLOW_PATCH)
     assert conclusion == "action_required", words
-    assert "claim-gate.producer_modified" in words
+    assert said in words
     assert problems == "producer_modified"
 
 
+@pytest.mark.parametrize("mode", list(MODES))
 def test_control_the_allowed_module_beside_an_honest_report_succeeds(
-        reports: Reports, github_hub: Hub, tmp_path: Path) -> None:
-    conclusion, words, _ = _pr(github_hub, tmp_path, PATCH, reports.honest,
-                               policy=ALLOW_PATCH)
-    assert conclusion == "success", words
-
-
-def test_under_xdist_the_report_of_a_run_patched_in_a_worker_does_not_count(
-        reports: Reports, github_hub: Hub, tmp_path: Path) -> None:
-    """The patch lives in the worker that ran the tests; the controller wrote the report,
-    with what the worker's watch sent it."""
-    conclusion, words, problems = _pr(github_hub, tmp_path, PATCH, reports.patched_xdist,
-                                      policy=ALLOW_PATCH)
-    assert conclusion == "action_required", words
-    assert "xdist worker gw" in words
-    assert problems == "producer_modified"
-
-
-def test_control_under_xdist_an_honest_report_succeeds(
-        reports: Reports, github_hub: Hub, tmp_path: Path) -> None:
-    conclusion, words, _ = _pr(github_hub, tmp_path, PATCH, reports.honest_xdist,
+        reports: Reports, github_hub: Hub, tmp_path: Path, mode: str) -> None:
+    _, honest, _ = MODES[mode]
+    conclusion, words, _ = _pr(github_hub, tmp_path, PATCH, getattr(reports, honest),
                                policy=ALLOW_PATCH)
     assert conclusion == "success", words
 
