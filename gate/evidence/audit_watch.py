@@ -38,6 +38,7 @@ FUNCTION_STATE = {"__code__": "code replaced", "__defaults__": "defaults replace
 MAX_TRACES = 20
 MAX_WRITTEN = 200
 
+PYTHON = (".py", ".pyw")
 #: `os.open` flags that write.
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
 #: The events that name a file they write, and where in their arguments.
@@ -133,10 +134,13 @@ class AuditWatch:
             return
         try:
             text = os.fsdecode(os.fspath(path))  # type: ignore[call-overload]
+            # Another name reaches a Python file only as a link (one stat for the others).
+            if not text.endswith(PYTHON) and not Path(text).is_symlink():
+                return
             resolved = str(Path(text).resolve())
         except (TypeError, ValueError, OSError, RuntimeError):
             return
-        if resolved.endswith((".py", ".pyw")):
+        if resolved.endswith(PYTHON):
             self.written.setdefault(resolved, event)
 
     def _trace(self, event: str) -> None:
