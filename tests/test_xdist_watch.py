@@ -40,6 +40,23 @@ ROUTES = {
         "        return report\n"
         "runner.TestReport = TestReport\n"
     ),
+    # A trace function set (and taken off again) by the code under test.
+    "route_trace.py": (
+        "import sys\n"
+        "def _quiet(frame, event, arg):\n"
+        "    return None\n"
+        "sys.settrace(_quiet)\n"
+        "sys.settrace(None)\n"
+    ),
+    # A committed module rewritten just before its import and put back just after.
+    "route_rewrite.py": (
+        "from pathlib import Path\n"
+        "_T = Path('validate.py')\n"
+        "_SAVED = _T.read_text()\n"
+        "_T.write_text(_SAVED.replace('raise ValueError(x)', 'return None'))\n"
+        "import validate  # noqa: E402, F401\n"
+        "_T.write_text(_SAVED)\n"
+    ),
     # A source-rewriting import hook put first in `sys.meta_path`.
     "route_finder.py": (
         "import sys\n"
@@ -77,6 +94,7 @@ def attacked(tmp_path_factory: pytest.TempPathFactory) -> Session:
     files = {name: CALC + text for name, text in ROUTES.items()}
     files.update({f"test_{name}": _failing_test_of(name.removesuffix(".py")) for name in ROUTES})
     files["test_plugin.py"] = PLUGIN_TEST
+    files["validate.py"] = "def check(x):\n    if x != 5:\n        raise ValueError(x)\n"
     return session_over(tmp_path_factory.mktemp("xdist-attacks"), files, "-n", "2")
 
 
@@ -107,6 +125,8 @@ def test_every_route_turned_a_failing_test_green(attacked: Session) -> None:
     ("patched_internal", "_pytest.runner.TestReport"),
     ("import_hook", "Rewriter added to sys.meta_path"),
     ("report_hook", "pytest_runtest_makereport (wrapper) in green"),
+    ("trace_function", "sys.settrace while route_trace.py:6 ran"),  # after CALC's two lines
+    ("tree_changed", "a committed Python file written"),
 ])
 def test_a_workers_patch_is_named_in_the_controllers_record(
     attacked: Session, code: str, what: str,
