@@ -245,3 +245,23 @@ def test_reads_and_other_files_are_not_kept(
 def test_the_files_an_event_writes(event: str, args: tuple[Any, ...],
                                    expected: list[str]) -> None:
     assert written_paths(event, args) == expected
+
+
+def test_a_process_that_refuses_new_audit_hooks_leaves_the_compares_reading_code(
+    watched: tuple[types.ModuleType, NamespaceWatch], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # An audit hook of the environment may refuse `sys.addaudithook`; the session goes on.
+    from gate.evidence import audit_events
+
+    def refused(hook: object) -> None:
+        raise RuntimeError("no more audit hooks")
+
+    monkeypatch.setattr(audit_events, "_installed", [])
+    monkeypatch.setattr(sys, "addaudithook", refused)
+    _, namespaces = watched
+    audit = AuditWatch(namespaces, lambda file: "repository", str)
+    assert audit.start() is False
+    assert not audit.listening()
+    assert namespaces.code_heard is False
+    assert [f["code"] for f in derive_findings({"audit": {"listening": audit.listening()}})] \
+        == ["audit_listener"]

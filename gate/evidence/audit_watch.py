@@ -90,9 +90,14 @@ class AuditWatch:
 
     def start(self) -> bool:
         """Listen from now on; whether the events are heard (then the compares need not read
-        the watched code objects: each write to one is heard)."""
+        the watched code objects: each write to one is heard). An audit hook of the process
+        may refuse new hooks: then nothing is heard, the compares read the code as before,
+        and the inventory says the listener was not listening (never "nothing heard")."""
         if self._end is None:
-            self._end = subscribe(self.heard)
+            try:
+                self._end = subscribe(self.heard)
+            except Exception:  # whatever refused it, the session goes on
+                return False
             self._namespaces.code_heard = True
         return True
 
