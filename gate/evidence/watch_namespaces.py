@@ -39,8 +39,9 @@ TAG_VALUE = attrgetter("value")  # a version tag's view
 ROTATION = 8
 
 #: Where version tags show every dict write, what no dict write shows (a function's
-#: `__code__` swapped, an entry written behind the tag's back) is compared a DEEP_ROTATION-th
-#: at a time: each read costs a cache miss inside a session.
+#: `__code__` swapped where no audit listener hears it, an entry written behind the tag's
+#: back) is compared a DEEP_ROTATION-th at a time: each read costs a cache miss inside a
+#: session.
 DEEP_ROTATION = 32
 
 #: Names (with their objects) compared by `is` per test in the tags' spot check.
@@ -359,7 +360,8 @@ class NamespaceWatch:
         """The per-test compare where dicts carry version tags: the tags have not moved
         (`tags_unmoved`), SPOT_NAMES names in turn still the very objects of the snapshot (a
         write behind the tag's back, e.g. through ctypes, is seen within one pass over them),
-        and a DEEP_ROTATION-th of the code objects."""
+        and a DEEP_ROTATION-th of the code objects (none where `code_heard`: the audit
+        listener hears each write to them, and each read of one is an audit event)."""
         if not self.tags_unmoved():
             return False
         if self.spots:
