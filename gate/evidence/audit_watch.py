@@ -1,18 +1,21 @@
 """What the interpreter's audit events show the watch (`audit_events`), heard as they happen.
 
 The compares read the watched namespaces at moments (each call report, after each test, the
-end): a change made and put back between two of them left nothing to compare. CPython 3.11
-audits two kinds of change that the compares see least: a function's `__code__`,
+end): a change made and put back between two of them left nothing to compare, and the tree
+checks (at the start and the end) a file rewritten and restored in between. CPython 3.11
+audits three kinds of change that those checks see least: a function's `__code__`,
 `__defaults__` or `__kwdefaults__` replaced (`object.__setattr__`, raised before the write; a
-code object swapped for one call and put back is heard all the same), and a trace or profile
+code object swapped for one call and put back is heard all the same); a trace or profile
 function set (`sys.settrace`/`sys.setprofile`), which sees every line of a test and can jump
-over its assertions (`frame.f_lineno`) without writing anything the compares read. A class's
+over its assertions (`frame.f_lineno`) without writing anything the compares read; and a
+file opened for writing, renamed, copied or linked onto (`open`, `os.rename`, ...). A class's
 or a module's attributes are not audited (their dicts' version tags stand for them). A write
 to a watched function becomes a change of its namespace, a finding as the compares' are; a
 trace or profile function set while the repository's code is on the stack is listed with
 that code's file and line, whoever made the call (a debugger or tracer of the standard
-library can be handed the repository's function). This module only observes; the judgement
-is `producer_inventory`'s.
+library can be handed the repository's function); a Python file written is kept by its
+resolved path, for the end to ask git which of them the commit holds. This module only
+observes; the judgement is `producer_inventory`'s.
 """
 
 from __future__ import annotations
