@@ -7,9 +7,12 @@ own counting), `sys.meta_path` and `sys.path_hooks`, and the implementations of
 `producer_inventory.WATCHED_HOOKS`. After every test and at session end it compares them by
 identity (a few tuple compares) and rescans the hooks only when the plugin manager's
 registrations changed, so a conftest, a `pytest_plugins` module, a `-p` plugin or a patch made
-by the code under test shows up however briefly it was in place. Where a file in
-site-packages came from is decided by content (the installed distributions' RECORD hashes).
-The judgement is `producer_inventory`'s (pure); this module only observes.
+by the code under test shows up when it is in place at a compare (each call report, after
+each test, the end); what the interpreter audits (a function's code, a trace function, a
+Python file written) is heard as it happens (`audit_watch`), and under xdist each worker
+watches its own tests and sends what it saw (`worker_view`). Where a file in site-packages
+came from is decided by content (the installed distributions' RECORD hashes). The judgement
+is `producer_inventory`'s (pure); this module only observes.
 """
 
 from __future__ import annotations
