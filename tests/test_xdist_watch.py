@@ -12,6 +12,7 @@ from __future__ import annotations
 import pytest
 
 from tests.tampering_support import CALC, PASSING, Session, session_over, unmet
+from tests.test_watch_wider import REWRITE_AROUND_IMPORT, VALIDATE
 
 #: Each module below is imported by its own failing test; what it changes turns every report
 #: green from then on, so each route is checked by its own finding, not by its test's outcome.
@@ -49,14 +50,7 @@ ROUTES = {
         "sys.settrace(None)\n"
     ),
     # A committed module rewritten just before its import and put back just after.
-    "route_rewrite.py": (
-        "from pathlib import Path\n"
-        "_T = Path('validate.py')\n"
-        "_SAVED = _T.read_text()\n"
-        "_T.write_text(_SAVED.replace('raise ValueError(x)', 'return None'))\n"
-        "import validate  # noqa: E402, F401\n"
-        "_T.write_text(_SAVED)\n"
-    ),
+    "route_rewrite.py": REWRITE_AROUND_IMPORT,
     # A source-rewriting import hook put first in `sys.meta_path`.
     "route_finder.py": (
         "import sys\n"
@@ -94,7 +88,7 @@ def attacked(tmp_path_factory: pytest.TempPathFactory) -> Session:
     files = {name: CALC + text for name, text in ROUTES.items()}
     files.update({f"test_{name}": _failing_test_of(name.removesuffix(".py")) for name in ROUTES})
     files["test_plugin.py"] = PLUGIN_TEST
-    files["validate.py"] = "def check(x):\n    if x != 5:\n        raise ValueError(x)\n"
+    files["validate.py"] = VALIDATE
     return session_over(tmp_path_factory.mktemp("xdist-attacks"), files, "-n", "2")
 
 
