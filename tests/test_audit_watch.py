@@ -127,7 +127,7 @@ def test_a_listener_that_fails_never_stops_the_audited_action() -> None:
     def broken(event: str, args: tuple[Any, ...]) -> None:
         raise RuntimeError("a listener's own bug")
 
-    end = subscribe(broken)
+    end = subscribe(broken, frozenset({"sys.settrace"}))
     previous = sys.gettrace()
     try:
         sys.settrace(previous)  # would raise here if the hook passed the error on
@@ -137,7 +137,7 @@ def test_a_listener_that_fails_never_stops_the_audited_action() -> None:
 
 def test_a_listener_that_ended_hears_nothing_more() -> None:
     heard: list[str] = []
-    end = subscribe(lambda event, args: heard.append(event))
+    end = subscribe(lambda event, args: heard.append(event), frozenset({"sys.settrace"}))
     previous = sys.gettrace()
     sys.settrace(previous)
     end()
@@ -265,3 +265,4 @@ def test_a_process_that_refuses_new_audit_hooks_leaves_the_compares_reading_code
     assert namespaces.code_heard is False
     assert [f["code"] for f in derive_findings({"audit": {"listening": audit.listening()}})] \
         == ["audit_listener"]
+

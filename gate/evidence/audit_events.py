@@ -18,17 +18,14 @@ from typing import Any
 
 Listener = Callable[[str, tuple[Any, ...]], None]
 
-#: The events any listener is given; every other event returns at the first test.
-EVENTS = frozenset({"object.__setattr__", "object.__delattr__", "sys.settrace",
-                    "sys.setprofile", "open", "os.rename", "shutil.copyfile", "os.link",
-                    "os.symlink", "os.truncate"})
-
 _listeners: list[Listener] = []
+#: The events some listener asked for: every other event returns at the first test.
+_wanted: set[str] = set()
 _installed: list[bool] = []  # the hook was added (once per process)
 
 
 def _hook(event: str, args: tuple[Any, ...]) -> None:
-    if event not in EVENTS or not _listeners:
+    if event not in _wanted or not _listeners:
         return
     for listener in tuple(_listeners):
         with contextlib.suppress(Exception):  # a hook that raises aborts the audited action
@@ -41,11 +38,13 @@ def listening(listener: Listener) -> bool:
     return _installed == [True] and any(kept == listener for kept in _listeners)
 
 
-def subscribe(listener: Listener) -> Callable[[], None]:
-    """Hand `listener` each watched event from now on; returns what ends that."""
+def subscribe(listener: Listener, events: frozenset[str]) -> Callable[[], None]:
+    """Hand `listener` each audit event of `events` from now on (it filters what it is
+    handed: another listener may want more); returns what ends that."""
     if not _installed:
         sys.addaudithook(_hook)
         _installed.append(True)
+    _wanted.update(events)
     _listeners.append(listener)
 
     def end() -> None:

@@ -47,6 +47,10 @@ WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
 #: The events that name a file they write, and where in their arguments.
 _DESTINATION = {"os.rename": 1, "shutil.copyfile": 1, "os.link": 1, "os.symlink": 1,
                 "os.truncate": 0}
+_TRACE_EVENTS = ("sys.settrace", "sys.setprofile")
+#: Every event `heard` handles (a function's attributes are written as `object.__setattr__`).
+EVENTS = frozenset({"object.__setattr__", "object.__delattr__", "open", *_TRACE_EVENTS,
+                    *_DESTINATION})
 
 
 def written_paths(event: str, args: tuple[Any, ...]) -> list[object]:
@@ -92,16 +96,14 @@ class AuditWatch:
         self._end: Callable[[], None] | None = None
 
     def start(self) -> bool:
-        """Listen from now on; whether the events are heard (then the compares need not read
-        the watched code objects: each write to one is heard). An audit hook of the process
-        may refuse new hooks: then nothing is heard, the compares read the code as before,
-        and the inventory says the listener was not listening (never "nothing heard")."""
+        """Listen from now on; whether the events are heard. An audit hook of the process may
+        refuse new hooks: then nothing is heard, and the inventory says the listener was not
+        listening (never "nothing heard")."""
         if self._end is None:
             try:
-                self._end = subscribe(self.heard)
+                self._end = subscribe(self.heard, EVENTS)
             except Exception:  # whatever refused it, the session goes on
                 return False
-            self._namespaces.code_heard = True
         return True
 
     def listening(self) -> bool:
@@ -114,7 +116,7 @@ class AuditWatch:
             self._end = None
 
     def heard(self, event: str, args: tuple[Any, ...]) -> None:
-        if event in ("sys.settrace", "sys.setprofile"):
+        if event in _TRACE_EVENTS:
             self._trace(event)
             return
         if event == "open" or event in _DESTINATION:

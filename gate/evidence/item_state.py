@@ -229,7 +229,7 @@ class ItemWatch:
         report, before this check looks at the item."""
         self._at_call = check
 
-    def listening(self) -> None:
+    def code_writes_heard(self) -> None:
         """The watch's audit listener hears every write to a test function's code from now
         on (`heard_function_write`): the reports need not read it."""
         self._held.compare_code = False
@@ -238,11 +238,8 @@ class ItemWatch:
         """A test function's `__code__` or defaults written (an audit event), whoever wrote
         it and however soon it was put back."""
         for node in self._held.nodes_of(function_id):
-            key = (node, f"the {attribute} of its test function")
-            if key not in self._changes and len(self._changes) < MAX_KEPT:
-                self._changes[key] = {"node": node, "what": key[1], "now": self._describe(value),
-                                      "file": self._file_of(value),
-                                      "seen": "the write itself (audit)"}
+            self._keep_change(node, f"the {attribute} of its test function", value,
+                              "the write itself (audit)")
 
     def ran_here(self, node: str) -> bool:
         """Whether this process collected the test, and so ran it (an xdist controller logs
@@ -332,10 +329,14 @@ class ItemWatch:
 
     def _record_changes(self, node: str, item: Any, at: int, when: str) -> None:
         for what, value in self._held.changes(at, item):
-            key = (node, what)
-            if key not in self._changes and len(self._changes) < MAX_KEPT:
-                self._changes[key] = {"node": node, "what": what, "now": self._describe(value),
-                                      "file": self._file_of(value), "seen": when}
+            self._keep_change(node, what, value, when)
+
+    def _keep_change(self, node: str, what: str, value: object, seen: str) -> None:
+        """The first sight of each change to an item, at most MAX_KEPT of them."""
+        key = (node, what)
+        if key not in self._changes and len(self._changes) < MAX_KEPT:
+            self._changes[key] = {"node": node, "what": what, "now": self._describe(value),
+                                  "file": self._file_of(value), "seen": seen}
 
     def _report_problem(self, node: str, when: str, what: str, report: object,
                         route: str = "between makereport and the loggers") -> None:

@@ -226,8 +226,9 @@ class Watch:
         channel that brings what each worker saw to the controller."""
         self.items.check_at_call(lambda: self.observe_at_report(pluginmanager))
         pluginmanager.register(self.items, "claim-gate-item-watch")
-        if self.audit.start():
-            self.items.listening()
+        if self.audit.start():  # each code write is heard: the compares need not read code
+            self._namespaces.code_heard = True
+            self.items.code_writes_heard()
         pluginmanager.register(AuditEnd(self.audit), "claim-gate-audit-end")
         pluginmanager.register(XdistChannel(self.sources, self.items, _Relay(self, pluginmanager)),
                                "claim-gate-xdist-channel")
