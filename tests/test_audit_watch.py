@@ -266,3 +266,19 @@ def test_a_process_that_refuses_new_audit_hooks_leaves_the_compares_reading_code
     assert [f["code"] for f in derive_findings({"audit": {"listening": audit.listening()}})] \
         == ["audit_listener"]
 
+
+def test_a_python_file_behind_a_link_that_cannot_be_followed_is_kept_as_named(
+    watched: tuple[types.ModuleType, NamespaceWatch], tmp_path: Path,
+) -> None:
+    # A loop of links: the write fails, yet the audit event came first; what could not be
+    # resolved is kept by the name it was written under, never dropped.
+    _, namespaces = watched
+    (tmp_path / "a.py").symlink_to(tmp_path / "b.py")
+    (tmp_path / "b.py").symlink_to(tmp_path / "a.py")
+    audit = _listening(namespaces)
+    try:
+        with pytest.raises(OSError, match=r"(?i)too many levels of symbolic links"):
+            (tmp_path / "a.py").write_text("x = 1\n")
+    finally:
+        audit.stop()
+    assert list(audit.written) == [str(tmp_path / "a.py")]

@@ -147,8 +147,12 @@ class AuditWatch:
             # Another name reaches a Python file only as a link (one stat for the others).
             if not text.endswith(PYTHON) and not Path(text).is_symlink():
                 return
+        except (TypeError, ValueError, OSError):
+            return  # not a path the audited call could open either
+        try:
             resolved = str(Path(text).resolve())
-        except (TypeError, ValueError, OSError, RuntimeError):
+        except (OSError, RuntimeError):  # a link that cannot be followed: kept as named
+            self.written.setdefault(str(Path(text).absolute()), event)
             return
         if resolved.endswith(PYTHON):
             self.written.setdefault(resolved, event)
