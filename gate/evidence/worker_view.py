@@ -13,7 +13,7 @@ process, and cannot make the worker honest.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 #: The lists a worker's view holds (`Watch.seen_here`).
@@ -121,13 +121,17 @@ class WorkerViews:
 
     def hooks_beside(self, own: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
         """The workers' hook implementations that the controller's own scan did not list."""
-        known = {hook_key(entry) for entry in own}
-        return [entry for key, entry in self._hooks.items() if key not in known]
+        return _beside(self._hooks, own, hook_key)
 
     def imports_beside(self, own: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
-        known = {_key(entry, _IMPORT_FIELDS) for entry in own}
-        return [entry for key, entry in self._imports.items() if key not in known]
+        return _beside(self._imports, own, lambda entry: _key(entry, _IMPORT_FIELDS))
 
     def traces_beside(self, own: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
-        known = {_key(entry, _TRACE_FIELDS) for entry in own}
-        return [entry for key, entry in self._traces.items() if key not in known]
+        return _beside(self._traces, own, lambda entry: _key(entry, _TRACE_FIELDS))
+
+
+def _beside(kept: Mapping[tuple[str, ...], dict[str, Any]], own: Iterable[Mapping[str, Any]],
+            key: Callable[[Mapping[str, Any]], tuple[str, ...]]) -> list[dict[str, Any]]:
+    """The workers' entries (by `key`) that are not among the controller's `own`."""
+    known = {key(entry) for entry in own}
+    return [entry for name, entry in kept.items() if name not in known]
