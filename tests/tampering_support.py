@@ -115,6 +115,13 @@ def junit_outcomes(path: Path) -> dict[str, str]:
     return found
 
 
+def junit_key(node: str) -> str:
+    """A node id as `junit_outcomes` spells it (a class joins the module's dotted name)."""
+    path, *names = node.split("::")
+    return f"{path.removesuffix('.py')}/{'/'.join(names[:-1])}.py::{names[-1]}" \
+        if len(names) > 1 else node
+
+
 def session_over(root: Path, files: dict[str, str], *options: str) -> Session:
     """Commit `files` beside a passing test of `calc.py`, run pytest with `options` and the
     plugin, and ask the gate about the record."""

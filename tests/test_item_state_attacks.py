@@ -15,6 +15,7 @@ import pytest
 from tests.tampering_support import (
     CALC,
     Session,
+    junit_key,
     junit_outcomes,
     new_project,
     session_over,
@@ -206,20 +207,13 @@ def _findings(session: Session) -> list[dict[str, str]]:
     return found
 
 
-def _junit_key(node: str) -> str:
-    """The node id as `junit_outcomes` spells it (a class joins the module's dotted name)."""
-    path, *names = node.split("::")
-    return f"{path.removesuffix('.py')}/{'/'.join(names[:-1])}.py::{names[-1]}" \
-        if len(names) > 1 else node
-
-
 @pytest.mark.parametrize("route", list(ATTACKS))
 def test_an_item_write_that_greens_a_failing_test_is_named(attacked: Session, route: str) -> None:
     node, named = ATTACKS[route]
     # The attack works: pytest, the record's counts and the JUnit file all say passed.
     assert attacked.returncode == 0, attacked.output
     assert attacked.record["observed_value"]["failures"] == 0
-    assert attacked.junit[_junit_key(node)] == "passed", attacked.junit
+    assert attacked.junit[junit_key(node)] == "passed", attacked.junit
     findings = [f for f in _findings(attacked)
                 if f["code"] == "item_state" and f["what"].startswith(node)]
     assert any(named in f["what"] for f in findings), _findings(attacked)
