@@ -120,9 +120,12 @@ def test_control_the_allowed_module_beside_an_honest_report_succeeds(
     assert conclusion == "success", words
 
 
-#: A module rewritten around its import: the reading does not flag it, the run's report does.
+#: A module rewritten around its import. The reading names the write (a Python file by its
+#: path); an owner who allows that one file for that rule leaves it to the run's report.
 AROUND_IMPORT = {"calc.py": CALC + REWRITE_AROUND_IMPORT, "validate.py": VALIDATE,
                  "test_check.py": CHECKS}
+ALLOW_REWRITE = ("id: owners\nevidence_chain:\n  allow_reach:\n"
+                 "    - {path: calc.py, rule: source-rewrite}\n")
 
 
 @pytest.fixture(scope="module")
@@ -136,17 +139,30 @@ def rewritten_report(tmp_path_factory: pytest.TempPathFactory) -> str:
     return text
 
 
-def test_a_module_rewritten_around_its_import_makes_the_runs_report_not_count(
-        rewritten_report: str, github_hub: Hub, tmp_path: Path) -> None:
-    conclusion, words, problems = _pr(github_hub, tmp_path, AROUND_IMPORT, rewritten_report)
+def test_a_module_rewritten_around_its_import_is_named_by_the_reading(
+        reports: Reports, github_hub: Hub, tmp_path: Path) -> None:
+    """Even beside an honest report: the change can rewrite what its run imports."""
+    conclusion, words, problems = _pr(github_hub, tmp_path, AROUND_IMPORT, reports.honest)
     assert conclusion == "action_required", words
-    assert "a committed Python file written" in words
+    assert "calc.py:6 writes the Python file 'validate.py' (source-rewrite)" in words
     assert problems == "producer_modified"
 
 
-def test_control_the_same_files_with_an_honest_report_succeed(
+def test_a_module_rewritten_around_its_import_makes_the_runs_report_not_count(
+        rewritten_report: str, github_hub: Hub, tmp_path: Path) -> None:
+    conclusion, words, problems = _pr(github_hub, tmp_path, AROUND_IMPORT, rewritten_report,
+                                      policy=ALLOW_REWRITE)
+    assert conclusion == "action_required", words
+    assert "a committed Python file written" in words
+    assert ("2 of them allowed by the owner's evidence_chain.allow_reach: calc.py:6 writes the"
+            " Python file 'validate.py' (source-rewrite)") in words  # shown, and the report decides
+    assert problems == "producer_modified"
+
+
+def test_control_the_same_files_allowed_with_an_honest_report_succeed(
         reports: Reports, github_hub: Hub, tmp_path: Path) -> None:
-    conclusion, words, _ = _pr(github_hub, tmp_path, AROUND_IMPORT, reports.honest)
+    conclusion, words, _ = _pr(github_hub, tmp_path, AROUND_IMPORT, reports.honest,
+                               policy=ALLOW_REWRITE)
     assert conclusion == "success", words
 
 

@@ -60,6 +60,38 @@ SPELLINGS: dict[str, tuple[str, str, int]] = {
         "p = 'test_calc.py'\nopen(p, 'w').write('')\n", "source-rewrite", 2),
     "test file rewritten: a conftest appended to": (
         "open('pkg/conftest.py', 'a').write(hook)\n", "source-rewrite", 1),
+    # Any file of Python code, not only a test module: one the run imports can be rewritten
+    # around its import and put back, and a new one written and imported was never committed.
+    "code rewritten: a module of the package by its literal path": (
+        "from pathlib import Path\nPath('src/app/core.py').write_text(x)\n", "source-rewrite", 2),
+    "code rewritten: a version module written while the tests run": (
+        "open('pkg/_version.py', 'w').write(v)\n", "source-rewrite", 1),
+    "code rewritten: a module's cached bytecode": (
+        "open('src/app/__pycache__/core.cpython-311.pyc', 'wb').write(b)\n", "source-rewrite", 1),
+    "code rewritten: put back with Path.replace": (
+        "from pathlib import Path\nPath('core.bak').replace('src/app/core.py')\n",
+        "source-rewrite", 2),
+    "code rewritten: a path made by the module's own function": (
+        "def where(name):\n    return name\n\np = where('src/app/core.py')\np.write_text(x)\n",
+        "source-rewrite", 5),
+    "code rewritten: tmp_path with a part that climbs out": (
+        "def test_x(tmp_path):\n    (tmp_path / '../../src/app/core.py').write_text(x)\n",
+        "source-rewrite", 2),
+    "code rewritten: tmp_path with an absolute part": (
+        "def test_x(tmp_path):\n    (tmp_path / '/work/src/app/core.py').write_text(x)\n",
+        "source-rewrite", 2),
+    "code rewritten: a helper named tmp_path that the module calls itself": (
+        "from pathlib import Path\n\ndef put(tmp_path):\n    (tmp_path / 'core.py').write_text(x)\n"
+        "\nput(Path('src/app'))\n", "source-rewrite", 4),
+    "code rewritten: a tmp_path fixture the module defines itself": (
+        "import pytest\nfrom pathlib import Path\n\n@pytest.fixture\ndef tmp_path():\n"
+        "    return Path('src/app')\n\ndef test_x(tmp_path):\n"
+        "    (tmp_path / 'core.py').write_text(x)\n", "source-rewrite", 9),
+    "code rewritten: tmp_path rebound inside the test": (
+        "from pathlib import Path\n\ndef test_x(tmp_path):\n    tmp_path = Path('src/app')\n"
+        "    (tmp_path / 'core.py').write_text(x)\n", "source-rewrite", 5),
+    "code rewritten: a lambda's parameter named tmp_path": (
+        "put = lambda tmp_path: (tmp_path / 'core.py').write_text(x)\n", "source-rewrite", 1),
     "site-packages: site.addsitedir": ("import site\nsite.addsitedir(d)\n", "site-packages", 2),
     "early end: os.kill(os.getpid(), SIGTERM) at the end of a test": (
         "import os, signal\n\ndef test_x():\n    os.kill(os.getpid(), signal.SIGTERM)\n",
@@ -80,7 +112,8 @@ SPELLINGS: dict[str, tuple[str, str, int]] = {
         "import os\nos.environ['PYTEST_ADDOPTS'] = '-p no:claim_gate'\n", "results-path", 2),
 }
 
-#: Ordinary code beside them: reading a test module, writing data and version files, a
+#: Ordinary code beside them: reading a test module, writing data files, a test of a build
+#: or import tool writing Python files into the directory pytest or tempfile handed it, a
 #: fixture that cleans up after itself.
 ORDINARY: dict[str, str] = {
     "a test module read": "print(open('tests/test_calc.py').read())\n",
@@ -88,7 +121,21 @@ ORDINARY: dict[str, str] = {
     "a test module's text read into a name, then written elsewhere": (
         "from pathlib import Path\nTEXT = Path('tests/test_app.py').read_text()\n"
         "Path('out/copy.txt').write_text(TEXT)\n"),
-    "a version file written": "open('pkg/_version.py', 'w').write(v)\n",
+    "a module's text read inside the write of a data file": (
+        "from pathlib import Path\nPath('out/copy.txt').write_text(Path('src/app/core.py')"
+        ".read_text())\n"),
+    "a module copied out to a data file": (
+        "import shutil\nshutil.copy('src/app/core.py', 'out/a')\n"),
+    "a file name's suffix replaced (str.replace)": "name = path.replace('.py', '.txt')\n",
+    "a Python file written under tmp_path": (
+        "def test_x(tmp_path):\n    (tmp_path / 'pkg' / 'mod.py').write_text('x = 1')\n"),
+    "a Python file written under tmp_path, through a name": (
+        "def test_x(tmp_path):\n    mod = tmp_path / 'mod.py'\n    mod.write_text('x = 1')\n"),
+    "a setup.py written under tmpdir (py.path)": (
+        "def test_x(tmpdir):\n    tmpdir.join('setup.py').write_text('x')\n"),
+    "a Python file written under a tempfile directory": (
+        "import os, tempfile\n\ndef test_x():\n    with tempfile.TemporaryDirectory() as d:\n"
+        "        open(os.path.join(d, 'setup.py'), 'w').write('x')\n"),
     "a fixture that cleans up": (
         "import pytest\n\n@pytest.fixture\ndef fx(tmp_path):\n    yield tmp_path\n"
         "    (tmp_path / 'test_notes.txt').unlink(missing_ok=True)\n"),

@@ -32,6 +32,7 @@ from gate.evidence.reach_names import (
     module_key_reaches,
     telling,
 )
+from gate.evidence.reach_writes import PYTHON_FILE, TempRoots, destinations, named_parts
 
 #: Modules whose namespace read by a computed name is a way to reach the machinery.
 _GUARDED_MODULES = frozenset({"sys", "builtins", "importlib", "os", "gc", "atexit", "signal",
@@ -57,6 +58,10 @@ _FILE_FUNCTIONS = frozenset({"os.remove", "os.unlink", "os.rename", "os.replace"
                              "os.truncate", "shutil.copy", "shutil.copy2", "shutil.copyfile",
                              "shutil.move", "shutil.rmtree", "os.link", "os.symlink",
                              "shutil.copytree", "os.renames"})
+#: Calls that make a path from the parts they are handed.
+_PATH_CALLS = frozenset({"pathlib.Path", "pathlib.PurePath", "pathlib.PosixPath",
+                         "pathlib.PurePosixPath", "os.path.join", "os.path.abspath",
+                         "os.path.realpath", "os.path.normpath", "os.fspath", "builtins.str"})
 _OPENERS = frozenset({"builtins.open", "io.open", "pathlib.Path.open", "codecs.open", "os.fdopen"})
 #: Calls that run a command: what the command names is judged like a write (`sed -i` on the
 #: report, `cp fake.xml report.xml`), and a child put in a session of its own outlives the run.
@@ -103,7 +108,7 @@ def _read_tree(path: str, tree: ast.Module, outer: Bindings | None,
             names.aliases.setdefault(alias, dotted)
         for name, value in outer.strings.items():
             names.strings.setdefault(name, value)
-    reader = _Reader(path, names, depth)
+    reader = _Reader(path, names, TempRoots(tree, names), depth)
     binders: list[ast.AST] = []  # one pass for the parents and every binding statement
     stack: list[ast.AST] = [tree]
     while stack:
@@ -113,7 +118,7 @@ def _read_tree(path: str, tree: ast.Module, outer: Bindings | None,
         for child in ast.iter_child_nodes(parent):
             reader.parents[child] = parent
             stack.append(child)
-    reader.bind_test_paths(binders)
+    reader.bind_code_paths(binders)
     reader.bind_taken_modules(binders)
     reader.visit(tree)
     return tuple(reader.findings.values())
@@ -156,15 +161,16 @@ def read_doctests(path: str, text: str, first_line: int = 1,
 
 
 class _Reader(ast.NodeVisitor):
-    def __init__(self, path: str, bindings: Bindings, depth: int = 0) -> None:
+    def __init__(self, path: str, bindings: Bindings, temp: TempRoots, depth: int = 0) -> None:
         self.path = path
+        self.temp = temp
         self.depth = depth
         self.names = bindings
         self.findings: dict[tuple[int, str], ReachFinding] = {}
         self.params: list[frozenset[str]] = []
         self.parents: dict[ast.AST, ast.AST] = {}
-        #: Names bound to a path naming a test module (`p = Path("test_x.py")`).
-        self.test_paths: dict[str, str] = {}
+        #: Names bound to a path naming a Python file (`p = Path("test_x.py")`).
+        self.code_paths: dict[str, str] = {}
         #: Names bound to a module taken out of `sys.modules` by a computed name, or to a
         #: frame's or function's namespace (`ns = frame.f_globals`): a write through them.
         self.taken: set[str] = set()
@@ -627,14 +633,18 @@ class _Reader(ast.NodeVisitor):
 
     def _file_write(self, node: ast.Call, func: str | None) -> Iterator[Reach]:
         writer = func in _FILE_FUNCTIONS or (
-            isinstance(node.func, ast.Attribute) and node.func.attr in _FILE_WRITERS)
+            isinstance(node.func, ast.Attribute) and node.func.attr in _FILE_WRITERS
+            and (node.func.attr not in ("replace", "rename")  # not `str.replace(old, new)`
+                 or len(node.args) + len(node.keywords) == 1))
         if func in _OPENERS or (
                 isinstance(node.func, ast.Attribute) and node.func.attr == "open"):
             writer = self._write_mode(node)
         if writer and _mentions_own_file(node):
             yield Reach("source-rewrite", "writes a file found from __file__")
-        elif writer and (named := self._test_module_named(node)):
-            yield Reach("source-rewrite", f"writes the test module {named!r}")
+        elif writer and (named := next(filter(None, map(self._code_file_named, destinations(
+                node, func, _FILE_FUNCTIONS, _OPENERS))), None)):
+            what = "the test module" if _TEST_MODULE.search(named) else "the Python file"
+            yield Reach("source-rewrite", f"writes {what} {named!r}")
         elif writer and (report := self._report_named(node)):
             yield Reach("results-path", f"writes the report {report!r}")
 
@@ -648,21 +658,35 @@ class _Reader(ast.NodeVisitor):
                     return text[:60]
         return None
 
-    def _test_module_named(self, node: ast.AST) -> str | None:
-        """A test module or conftest named in a write (`Path("tests/test_x.py").write_text`,
-        `os.replace(saved, "test_x.py")`): a rewrite of the session's own tests, after or
-        around the tree checks, which a path from `__file__` alone would not catch."""
-        for part in ast.walk(node):
-            if isinstance(part, ast.Name) and part.id in self.test_paths:
-                return self.test_paths[part.id]
+    def _code_file_named(self, node: ast.AST, through_names: bool = True) -> str | None:
+        """A Python file named in a written path (`Path("tests/test_x.py")`, the target of
+        `os.replace(saved, "src/app/core.py")`, `root / f"{name}.py"`, a name bound to one): a
+        rewrite of the session's own tests or of code it imports, after or around the tree
+        checks, which a path from `__file__` alone would not catch (`reach_writes`). A path
+        inside a temporary directory the test was handed names none."""
+        if self.temp.stays_inside(node, self.temp.handed(self._functions_around(node))):
+            return None
+        for part in named_parts(node):
+            if isinstance(part, ast.Name) and not through_names:
+                continue
+            if isinstance(part, ast.Name) and part.id in self.code_paths:
+                return self.code_paths[part.id]
             if isinstance(part, ast.Constant | ast.Name):
                 text = self.names.fold(part)
-                if text is not None and _TEST_MODULE.search(text):
+                if text is not None and PYTHON_FILE.search(text):
                     return text
         return None
 
-    def bind_test_paths(self, binders: list[ast.AST]) -> None:
-        """Names bound anywhere to an expression that names a test module, through names
+    def _functions_around(self, node: ast.AST) -> list[ast.AST]:
+        """The functions and lambdas `node` sits in, outermost first."""
+        around: list[ast.AST] = []
+        while (node := self.parents.get(node)) is not None:  # type: ignore[assignment]
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+                around.append(node)
+        return around[::-1]
+
+    def bind_code_paths(self, binders: list[ast.AST]) -> None:
+        """Names bound anywhere to an expression that names a Python file, through names
         bound the same way (flow-insensitive, like the bindings pass): `t = Path("test_x.py")`."""
         assigned = [(target.id, node.value) for node in binders
                     if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None
@@ -671,8 +695,18 @@ class _Reader(ast.NodeVisitor):
                     if isinstance(target, ast.Name) and _path_like(node.value)]
         for _ in range(3):  # a name bound to a name bound to a path settles quickly
             for name, value in assigned:
-                if name not in self.test_paths and (named := self._test_module_named(value)):
-                    self.test_paths[name] = named
+                # What a call of the module's own makes is a path only from the text it is
+                # handed (`p = where("core.py")`), not from every name it is handed
+                # (`cmd = sdist(dist)`, whose `dist` was built with a `setup.py` in it).
+                through = not isinstance(value, ast.Call) or self._builds_path(value)
+                if name not in self.code_paths and (
+                        named := self._code_file_named(value, through)):
+                    self.code_paths[name] = named
+
+    def _builds_path(self, node: ast.Call) -> bool:
+        return (isinstance(node.func, ast.Attribute) and node.func.attr in _PATH_BUILDERS) or \
+            self.names.resolve(node.func) in _PATH_CALLS or (
+                isinstance(node.func, ast.Name) and node.func.id in ("Path", "PurePath"))
 
     def _write_mode(self, node: ast.Call) -> bool:
         mode: ast.AST | None = None
