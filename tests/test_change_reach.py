@@ -233,7 +233,29 @@ JS_REACHES: dict[str, tuple[str, str, int]] = {
     "globalThis by a computed key": ("globalThis[name] = value\n", "obfuscation", 1),
     "a JUnit report path": ("fs.writeFileSync('reports/junit.xml', xml)\n", "results-path", 1),
     "a Jest global replaced": ("globalThis.expect = fakeExpect\n", "builtins", 1),
+    # Jest and Vitest read a module from disk when it is first required: one rewritten around
+    # that moment, and put back, ran though the tree is the commit's at both ends.
+    "a module rewritten by its path": (
+        "const fs = require('fs');\nfs.writeFileSync('src/validate.js', patched);\n",
+        "source-rewrite", 2),
+    "a test file put back by a rename": (
+        "fs.renameSync('saved.bak', 'test/app.test.js')\n", "source-rewrite", 1),
+    "the file itself rewritten": ("fs.writeFileSync(__filename, '')\n", "source-rewrite", 1),
+    "through fs.promises and path.join": (
+        "await fsp.writeFile(path.join(root, 'src', 'validate.ts'), x)\n", "source-rewrite", 1),
+    "a copy onto a module": ("fs.copyFileSync('saved.txt', 'src/a.mjs')\n", "source-rewrite", 1),
+    "a temporary folder climbed out of": (
+        "fs.writeFileSync(path.join(os.tmpdir(), '../../src/mod.js'), s)\n", "source-rewrite", 1),
 }
+#: Writes that are not reach: a script copied out, data written, a module written into a
+#: test's temporary folder, a list of names written.
+ORDINARY_JS_WRITES = (
+    "fs.copyFileSync('src/a.js', 'out/a.txt');\nfs.writeFileSync('out/report.txt', s);\n"
+    "fs.writeFileSync(path.join(os.tmpdir(), 'case', 'mod.js'), s);\n"
+    "fs.writeFileSync(path.join(fs.mkdtempSync('x-'), 'index.ts'), s);\n"
+    "fs.writeFileSync('out/list.txt', names.join(', ') + ' a.js');\n"
+    "const text = fs.readFileSync('src/a.js', 'utf8');\n"
+)
 ORDINARY_JS = (
     "import { describe, it, expect, vi } from 'vitest';\nimport { add } from '../src/add';\n"
     "// process.exit is not called here\n/* eval( in a comment */\n"
@@ -252,6 +274,7 @@ def test_each_javascript_reach_is_found(name: str) -> None:
 def test_ordinary_javascript_is_clean() -> None:
     assert read_javascript("src/add.test.ts", ORDINARY_JS) == ()
     assert read_javascript("src/globals.test.js", "import { jest } from '@jest/globals'\n") == ()
+    assert read_javascript("src/build.test.js", ORDINARY_JS_WRITES) == ()
 
 
 @pytest.mark.parametrize(("path", "rule"), [

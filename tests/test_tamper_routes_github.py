@@ -188,6 +188,14 @@ ROUTES: dict[str, tuple[dict[str, str], str]] = {
     "in-process: a test module rewritten on disk by its path": (
         {"app/parser.py": ON_DISK},
         "app/parser.py:4 writes the test module 'test_app.py' (source-rewrite)"),
+    "in-process: a module of the package rewritten by its path": (
+        {"app/parser.py": "from pathlib import Path\n\ndef parse(text):\n"
+                          "    Path('app/rules.py').write_text(text)\n"},
+        "app/parser.py:4 writes the Python file 'app/rules.py' (source-rewrite)"),
+    "in-process (Jest, Vitest): a module rewritten by its path from a test file": (
+        {"test/parser.test.js": "const fs = require('fs');\n"
+                                "fs.writeFileSync('src/rules.js', 'module.exports = {}');\n"},
+        "test/parser.test.js:2 writes 'src/rules.js' (fs.writeFileSync) (source-rewrite)"),
     "in-process: a hook module written into site-packages": (
         {"app/parser.py": SITE}, "(site-packages)"),
     "before the plugin: a committed dist-info with a pytest11 entry point": (
@@ -230,10 +238,14 @@ def test_a_route_in_the_prs_code_makes_its_run_producer_modified(
 def test_control_ordinary_code_and_tests_in_the_pr_succeed(reports: Reports, github_hub: Hub,
                                                            tmp_path: Path) -> None:
     """The same kinds of file, written the ordinary way: a test module read (not written), a
-    data file written, the standard library patched through the fixture."""
+    data file written, Python and JavaScript modules written into a test's temporary folder,
+    the standard library patched through the fixture."""
     files = {"app/parser.py": "from pathlib import Path\nTEXT = Path('tests/test_app.py')"
                               ".read_text()\nPath('out/data.txt').write_text(TEXT)\n",
              "tests/__init__.py": "",
+             "tests/test_build.py": "def test_builds(tmp_path):\n"
+                                    "    (tmp_path / 'pkg' / 'setup.py').write_text('x = 1')\n",
+             "test/build.test.js": "fs.writeFileSync(path.join(os.tmpdir(), 'case', 'a.js'), s);\n",
              "tests/test_end.py": "def test_zz_last(monkeypatch):\n"
                                   "    monkeypatch.setattr('os.getpid', lambda: 1)\n"}
     conclusion, words, problems = _pr(github_hub, tmp_path, files, reports.honest)

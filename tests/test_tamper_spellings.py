@@ -192,6 +192,19 @@ CASES: dict[str, Case] = {
     "a test module rewritten after the tree check and put back before the end": Case(
         {"calc.py": REWRITES_TEST, "test_a.py": PUTS_IT_BACK},
         named="test_calc.py (rewritten during the run)", found=("calc.py", 11, "source-rewrite")),
+    "a module the tests import rewritten by its path, around its import": Case(
+        {"calc.py": FLOAT_CALC, "rules.py": "LIMIT = 5\n", "test_rules.py": (
+            "from pathlib import Path\n_R = Path('rules.py')\n_SAVED = _R.read_text()\n"
+            "_R.write_text('LIMIT = 0\\n')\nimport rules  # noqa: E402\n_R.write_text(_SAVED)\n"
+            "\ndef test_limit():\n    assert rules.LIMIT == 0\n")},
+        named="a committed Python file written from rules.py",
+        found=("test_rules.py", 4, "source-rewrite")),
+    "a Jest test file that rewrites a module by its path": Case(
+        {"calc.py": FLOAT_CALC, "test/rules.test.js": (
+            "const fs = require('fs');\n"
+            "fs.writeFileSync('src/rules.js', 'module.exports = 0');\n")},
+        named="test/rules.test.js:2 writes 'src/rules.js'",
+        found=("test/rules.test.js", 2, "source-rewrite")),
     "SystemExit(0) from a fixture's teardown": Case(
         {"calc.py": BROKEN_SUB, "test_a.py": SYSTEM_EXIT}, exit_code=2,
         codes=frozenset({"contradicted"}), named="errors: expected 0, observed 2"),

@@ -4,10 +4,11 @@ Node process, by token patterns (no parser: text in, findings out, nothing run).
 Jest and Vitest runs have the same hole as pytest's: the code under test runs in the process
 that writes the results. The patterns look for the runners' internals (`jest-circus`,
 `@jest/reporters`, `@vitest/runner`, ...), the module system (`require.cache`,
-`Module._load`), the end of the process (`process.exit`, `process.on("exit")`), code built
-from text (`eval`, `new Function`, `vm`) and report paths. Comments are blanked first (line
-numbers kept); a pattern inside a string still counts, since a string is how a computed
-`require` would name its target. What this does not read is said in docs/trust-model.md.
+`Module._load`), scripts written on disk (`reach_js_writes`), the end of the process
+(`process.exit`, `process.on("exit")`), code built from text (`eval`, `new Function`, `vm`)
+and report paths. Comments are blanked first (line numbers kept); a pattern inside a string
+still counts, since a string is how a computed `require` would name its target. What this
+does not read is said in docs/trust-model.md.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import re
 
 from gate.claim.change_facts import ReachFinding
+from gate.evidence.reach_js_writes import script_writes
 
 _INTERNALS = (
     r"jest-circus|jest-runner|jest-runtime|jest-jasmine2?|jest-environment-[\w-]+|"
@@ -81,4 +83,8 @@ def read_javascript(path: str, text: str) -> tuple[ReachFinding, ...]:
             line = code.count("\n", 0, match.start()) + 1
             shown = match.group(0).strip()[:60]
             found.setdefault((line, rule), ReachFinding(path, line, rule, shown))
+    for offset, shown in script_writes(code):
+        line = code.count("\n", 0, offset) + 1
+        found.setdefault((line, "source-rewrite"),
+                         ReachFinding(path, line, "source-rewrite", shown))
     return tuple(sorted(found.values(), key=lambda f: (f.line, f.rule)))
