@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from gate.evidence.audit_events import subscribe
-from gate.evidence.audit_watch import HEARD, AuditWatch, written_paths
+from gate.evidence.audit_watch import HEARD, UNKNOWN_DIRECTORY, AuditWatch, written_paths
 from gate.evidence.producer_inventory import derive_findings
 from gate.evidence.watch_namespaces import NamespaceWatch
 
@@ -185,9 +185,34 @@ def _renamed_away_and_back(module: Path) -> None:
     away.rename(module)
 
 
+def _through_a_directory_descriptor(module: Path) -> None:
+    """`os.open` relative to a directory descriptor: the `open` event names the path alone."""
+    folder = os.open(module.parent, os.O_RDONLY)
+    try:
+        written = os.open(module.name, os.O_WRONLY | os.O_TRUNC, dir_fd=folder)
+        os.write(written, b"x = 2\n")
+        os.close(written)
+    finally:
+        os.close(folder)
+
+
+def _renamed_relative_to_a_directory_descriptor(module: Path) -> None:
+    folder = os.open(module.parent, os.O_RDONLY)
+    try:
+        os.rename(module.name, "away.txt", src_dir_fd=folder, dst_dir_fd=folder)
+        os.rename("away.txt", module.name, src_dir_fd=folder, dst_dir_fd=folder)
+    finally:
+        os.close(folder)
+
+
 #: Each way of writing the module: by its name, through a link of another name, through
-#: /proc's name for an open file, renamed away and back, hard-linked under another name.
+#: /proc's name for an open file, renamed away and back, hard-linked under another name,
+#: opened or renamed by a name relative to a directory descriptor (`dir_fd`).
 WRITES: dict[str, Callable[[Path], object]] = {
+    "through a name relative to a directory descriptor (/proc)": (
+        _through_a_directory_descriptor),
+    "renamed relative to a directory descriptor (/proc)": (
+        _renamed_relative_to_a_directory_descriptor),
     "by its name": lambda module: module.write_text("x = 2\n"),
     "through a symbolic link named otherwise": lambda module: _through_link(module),
     "through /proc's name for a descriptor open for reading": _through_proc,
@@ -211,7 +236,12 @@ def test_a_python_file_written_is_kept_by_its_own_path(
         WRITES[how](module)
     finally:
         audit.stop()
-    assert list(audit.written) == [str(module.resolve())]
+    assert str(module.resolve()) in audit.written, audit.written
+    # An `open` by a relative name is kept under the current directory too: its event does
+    # not say whether a directory descriptor was meant.
+    assert set(audit.written) <= {str(module.resolve()), str(Path.cwd() / module.name)}
+    if "directory descriptor" not in how:
+        assert list(audit.written) == [str(module.resolve())]
 
 
 def test_reads_and_other_files_are_not_kept(
@@ -233,17 +263,20 @@ def test_reads_and_other_files_are_not_kept(
 @pytest.mark.parametrize(("event", "args", "expected"), [
     ("open", ("a.py", "r", 0), []),
     ("open", ("a.py", "rb", 0), []),
-    ("open", ("a.py", "r+", 0), ["a.py"]),
-    ("open", ("a.py", "ab", 0), ["a.py"]),
+    ("open", ("a.py", "r+", 0), [("a.py", UNKNOWN_DIRECTORY)]),
+    ("open", ("a.py", "ab", 0), [("a.py", UNKNOWN_DIRECTORY)]),
     ("open", ("a.py", None, os.O_RDONLY), []),
-    ("open", ("a.py", None, os.O_WRONLY | os.O_TRUNC), ["a.py"]),
-    ("os.rename", ("a.py", "b.txt", -1, -1), ["b.txt", "a.py"]),
-    ("shutil.copyfile", ("saved", "a.py"), ["a.py"]),
-    ("os.truncate", ("a.py", 0), ["a.py"]),
+    ("open", ("a.py", None, os.O_WRONLY | os.O_TRUNC), [("a.py", UNKNOWN_DIRECTORY)]),
+    ("os.rename", ("a.py", "b.txt", -1, -1), [("b.txt", None), ("a.py", None)]),
+    ("os.rename", ("a.py", "b.txt", 5, 7), [("b.txt", 7), ("a.py", 5)]),
+    ("os.link", ("a.py", "b.py", None, 3), [("b.py", 3), ("a.py", None)]),
+    ("os.symlink", ("target", "a.py", 4), [("a.py", 4)]),
+    ("shutil.copyfile", ("saved", "a.py"), [("a.py", None)]),
+    ("os.truncate", ("a.py", 0), [("a.py", None)]),
     ("open", ("a.py",), []),
 ])
 def test_the_files_an_event_writes(event: str, args: tuple[Any, ...],
-                                   expected: list[str]) -> None:
+                                   expected: list[tuple[str, object]]) -> None:
     assert written_paths(event, args) == expected
 
 

@@ -187,6 +187,23 @@ REWRITE_AROUND_IMPORT = (
     "import validate  # noqa: E402, F401\n"
     "_T.write_text(_SAVED)\n"
 )
+#: The same, by names relative to a directory descriptor (`dir_fd`): the `open` event names
+#: the path alone, and the process's current directory is elsewhere.
+REWRITE_THROUGH_DIR_FD = (
+    "import os\n"
+    "_D = os.open(os.path.dirname(os.path.abspath(__file__)), os.O_RDONLY)\n"
+    "os.chdir('/')\n"
+    "_F = os.open('validate.py', os.O_RDONLY, dir_fd=_D)\n"
+    "_SAVED = os.read(_F, 1 << 16)\n"
+    "os.close(_F)\n"
+    "def _put(data):\n"
+    "    f = os.open('validate.py', os.O_WRONLY | os.O_TRUNC, dir_fd=_D)\n"
+    "    os.write(f, data)\n"
+    "    os.close(f)\n"
+    "_put(_SAVED.replace(b'raise ValueError(x)', b'return None'))\n"
+    "import validate  # noqa: E402, F401\n"
+    "_put(_SAVED)\n"
+)
 CHECKS = "import calc  # noqa: F401\nimport validate\n\ndef test_check():\n    validate.check(4)\n"
 IMPORTS_CALC = "import calc  # noqa: F401\n\ndef test_imports():\n    assert True\n"
 Z_BROKEN = "def test_broken():\n    assert 1 == 2\n"
@@ -246,6 +263,11 @@ ATTACKS: dict[str, tuple[dict[str, str], str]] = {
     ),
     "a committed module rewritten before its import and put back after": (
         {"calc.py": CALC + REWRITE_AROUND_IMPORT, "validate.py": VALIDATE,
+         "test_check.py": CHECKS},
+        "a committed Python file written from validate.py",
+    ),
+    "a committed module rewritten around its import through a directory descriptor": (
+        {"calc.py": CALC + REWRITE_THROUGH_DIR_FD, "validate.py": VALIDATE,
          "test_check.py": CHECKS},
         "a committed Python file written from validate.py",
     ),

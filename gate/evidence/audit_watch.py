@@ -23,6 +23,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
+from itertools import islice
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -44,18 +45,25 @@ MAX_WRITTEN = 200
 PYTHON = (".py", ".pyw")
 #: `os.open` flags that write.
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
-#: The events that name a file they write, and where in their arguments.
-_DESTINATION = {"os.rename": 1, "shutil.copyfile": 1, "os.link": 1, "os.symlink": 1,
-                "os.truncate": 0}
+#: The events that name a file they write: where in their arguments, and where the directory
+#: descriptor it is relative to (`dir_fd`; -1 or None: the current directory).
+_DESTINATION = {"os.rename": (1, 3), "shutil.copyfile": (1, None), "os.link": (1, 3),
+                "os.symlink": (1, 2), "os.truncate": (0, None)}
 _TRACE_EVENTS = ("sys.settrace", "sys.setprofile")
 #: Every event `heard` handles (a function's attributes are written as `object.__setattr__`).
 EVENTS = frozenset({"object.__setattr__", "object.__delattr__", "open", *_TRACE_EVENTS,
                     *_DESTINATION})
+#: `open` does not say the directory descriptor its path is relative to.
+UNKNOWN_DIRECTORY = "unknown"
+#: At most this many open descriptors are looked at for the directories among them.
+MAX_DESCRIPTORS = 1024
 
 
-def written_paths(event: str, args: tuple[Any, ...]) -> list[object]:
-    """The files an event changes: an `open` for writing, the destination of a rename, copy
-    or link, a truncation, and the source of a rename (moved away) or of a hard link (a file
+def written_paths(event: str, args: tuple[Any, ...]) -> list[tuple[object, object]]:
+    """The files an event changes, each with the directory descriptor its path is relative to
+    (None: the current directory; UNKNOWN_DIRECTORY for `open`, whose event leaves out an
+    `os.open(..., dir_fd=...)`): an `open` for writing, the destination of a rename, copy or
+    link, a truncation, and the source of a rename (moved away) or of a hard link (a file
     written under the link's name is the source's)."""
     if event == "open":
         if len(args) < 3:
@@ -63,12 +71,46 @@ def written_paths(event: str, args: tuple[Any, ...]) -> list[object]:
         mode, flags = args[1], args[2]
         writing = any(c in mode for c in "wax+") if isinstance(mode, str) else (
             isinstance(flags, int) and bool(flags & WRITE_FLAGS))
-        return [args[0]] if writing else []
-    place = _DESTINATION.get(event)
-    found = [args[place]] if place is not None and len(args) > place else []
+        return [(args[0], UNKNOWN_DIRECTORY)] if writing else []
+    place, directory = _DESTINATION.get(event, (None, None))
+    found: list[tuple[object, object]] = []
+    if place is not None and len(args) > place:
+        found.append((args[place], _descriptor(args, directory)))
     if event in ("os.rename", "os.link") and args:
-        found.append(args[0])
+        found.append((args[0], _descriptor(args, 2)))
     return found
+
+
+def _descriptor(args: tuple[Any, ...], place: int | None) -> int | None:
+    value = args[place] if place is not None and len(args) > place else None
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 \
+        else None
+
+
+def open_directories() -> list[Path]:
+    """The directories this process holds open (Linux's `/proc/self/fd`; elsewhere none): a
+    path relative to one of them (`dir_fd`) names a file the `open` event does not place."""
+    try:
+        descriptors = list(islice(Path("/proc/self/fd").iterdir(), MAX_DESCRIPTORS))
+    except OSError:
+        return []
+    found: list[Path] = []
+    for descriptor in descriptors:
+        try:
+            target = descriptor.readlink()
+        except OSError:
+            continue
+        if target.is_absolute() and target.is_dir():
+            found.append(target)
+    return found
+
+
+def _directory_of(descriptor: int) -> Path | None:
+    try:
+        target = Path(f"/proc/self/fd/{descriptor}").readlink()
+    except OSError:
+        return None
+    return target if target.is_absolute() else None
 
 
 TRUSTED = frozenset({"installed", "gate"})
@@ -120,8 +162,9 @@ class AuditWatch:
             self._trace(event)
             return
         if event == "open" or event in _DESTINATION:
-            for path in written_paths(event, args):
-                self._file(event, path)
+            for path, directory in written_paths(event, args):
+                for named in self._places(path, directory):
+                    self._file(event, named)
             return
         if len(args) < 2 or not isinstance(args[1], str) or args[1] not in FUNCTION_STATE:
             return
@@ -133,6 +176,23 @@ class AuditWatch:
                 holder, (FUNCTION_STATE[args[1]], value, HEARD))
         elif self._other is not None:
             self._other(id(args[0]), args[1], value)
+
+    def _places(self, path: object, directory: object) -> list[object]:
+        """Where a relative path may be: under the directory descriptor the event names, and
+        for `open` (which names none) under the current directory and, for a Python file's
+        name, under every directory the process holds open (its `dir_fd` may be one)."""
+        try:
+            text = os.fsdecode(os.fspath(path))  # type: ignore[call-overload]
+        except (TypeError, ValueError):
+            return [path]
+        if Path(text).is_absolute():
+            return [path]
+        if isinstance(directory, int):
+            base = _directory_of(directory)
+            return [base / text] if base is not None else [path]
+        if directory == UNKNOWN_DIRECTORY and text.endswith(PYTHON):
+            return [path, *(base / text for base in open_directories())]
+        return [path]
 
     def _file(self, event: str, path: object) -> None:
         """A Python source written, renamed or copied onto (the commit's files among them
