@@ -192,6 +192,11 @@ ROUTES: dict[str, tuple[dict[str, str], str]] = {
         {"app/parser.py": "from pathlib import Path\n\ndef parse(text):\n"
                           "    Path('app/rules.py').write_text(text)\n"},
         "app/parser.py:4 writes the Python file 'app/rules.py' (source-rewrite)"),
+    "in-process: a module rewritten by a command, then put back by git": (
+        {"app/parser.py": "import subprocess\n\ndef parse(text):\n"
+                          "    subprocess.run('sed -i s/raise/pass/ app/rules.py', shell=True)\n"
+                          "    subprocess.run(['git', 'checkout', '--', 'app/rules.py'])\n"},
+        "app/parser.py:4 a command that writes the Python file 'app/rules.py' (source-rewrite)"),
     "in-process (Jest, Vitest): a module rewritten by its path from a test file": (
         {"test/parser.test.js": "const fs = require('fs');\n"
                                 "fs.writeFileSync('src/rules.js', 'module.exports = {}');\n"},

@@ -92,6 +92,45 @@ SPELLINGS: dict[str, tuple[str, str, int]] = {
         "    (tmp_path / 'core.py').write_text(x)\n", "source-rewrite", 5),
     "code rewritten: a lambda's parameter named tmp_path": (
         "put = lambda tmp_path: (tmp_path / 'core.py').write_text(x)\n", "source-rewrite", 1),
+    "code rewritten: a path method named by getattr": (
+        "from pathlib import Path\ngetattr(Path('src/app/core.py'), 'write_text')(x)\n",
+        "source-rewrite", 2),
+    "code rewritten: cp onto a module by subprocess": (
+        "import subprocess\nsubprocess.run(['cp', 'saved', 'src/app/core.py'])\n",
+        "source-rewrite", 2),
+    "code rewritten: sed -i through os.system": (
+        "import os\nos.system('sed -i s/raise/pass/ src/app/core.py')\n", "source-rewrite", 2),
+    "code rewritten: git checkout puts a module back": (
+        "import subprocess\nsubprocess.run('git checkout -- src/app/core.py', shell=True)\n",
+        "source-rewrite", 2),
+    "code rewritten: a shell redirection onto a module": (
+        "import os\nos.system('cat evil >> src/app/core.py')\n", "source-rewrite", 2),
+    "code rewritten: py_compile with another module's cfile": (
+        "import py_compile\npy_compile.compile('evil.py', cfile='src/app/__pycache__/"
+        "core.cpython-311.pyc')\n", "source-rewrite", 2),
+    "code rewritten: a module's file from inspect.getfile": (
+        "import inspect\nimport app.core\nopen(inspect.getfile(app.core), 'w').write(x)\n",
+        "source-rewrite", 3),
+    "code rewritten: a spec's origin bound to a name": (
+        "import importlib.util\np = importlib.util.find_spec('app.core').origin\n"
+        "open(p, 'w').write(x)\n", "source-rewrite", 3),
+    "code rewritten: a module's __cached__ bytecode": (
+        "import app.core\nopen(app.core.__cached__, 'wb').write(b)\n", "source-rewrite", 2),
+    "code rewritten: fileinput in place": (
+        "import fileinput\nfor line in fileinput.input('src/app/core.py', inplace=True):\n"
+        "    print(line.replace('raise', 'pass'))\n", "source-rewrite", 2),
+    "code rewritten: every module glob finds": (
+        "import glob\nfor p in glob.glob('src/**/*.py', recursive=True):\n"
+        "    open(p, 'w').write(x)\n", "source-rewrite", 3),
+    "code rewritten: every module rglob finds": (
+        "from pathlib import Path\nfor p in Path('src').rglob('*.py'):\n    p.write_text(x)\n",
+        "source-rewrite", 3),
+    "code rewritten: an archive unpacked over the package": (
+        "import zipfile\nzipfile.ZipFile(blob).extractall('src/app')\n", "source-rewrite", 2),
+    "code rewritten: an archive unpacked into the current directory": (
+        "import tarfile\ntarfile.open(blob).extractall()\n", "source-rewrite", 2),
+    "code rewritten: shutil.unpack_archive": (
+        "import shutil\nshutil.unpack_archive('a.zip', 'src')\n", "source-rewrite", 2),
     "site-packages: site.addsitedir": ("import site\nsite.addsitedir(d)\n", "site-packages", 2),
     "early end: os.kill(os.getpid(), SIGTERM) at the end of a test": (
         "import os, signal\n\ndef test_x():\n    os.kill(os.getpid(), signal.SIGTERM)\n",
@@ -136,6 +175,18 @@ ORDINARY: dict[str, str] = {
     "a Python file written under a tempfile directory": (
         "import os, tempfile\n\ndef test_x():\n    with tempfile.TemporaryDirectory() as d:\n"
         "        open(os.path.join(d, 'setup.py'), 'w').write('x')\n"),
+    "a tool run with python": "import subprocess\nsubprocess.run(['python', 'tools/gen.py'])\n",
+    "a build whose errors go to its output (2>&1)": (
+        "import subprocess\nsubprocess.run('python setup.py build 2>&1', shell=True)\n"),
+    "a module's source copied out": "import shutil\nshutil.copy(spec.origin, dest)\n",
+    "modules found by rglob and read": (
+        "from pathlib import Path\nfor p in Path('src').rglob('*.py'):\n"
+        "    print(p.read_text())\n"),
+    "a module read line by line with fileinput": (
+        "import fileinput\nfor line in fileinput.input('src/app/core.py'):\n    print(line)\n"),
+    "an archive unpacked under tmp_path": (
+        "import zipfile\n\ndef test_x(tmp_path):\n"
+        "    zipfile.ZipFile(blob).extractall(tmp_path / 'out')\n"),
     "a fixture that cleans up": (
         "import pytest\n\n@pytest.fixture\ndef fx(tmp_path):\n    yield tmp_path\n"
         "    (tmp_path / 'test_notes.txt').unlink(missing_ok=True)\n"),

@@ -32,7 +32,16 @@ from gate.evidence.reach_names import (
     module_key_reaches,
     telling,
 )
-from gate.evidence.reach_writes import PYTHON_FILE, TempRoots, destinations, named_parts
+from gate.evidence.reach_writes import (
+    ARCHIVE_WRITERS,
+    BYTECODE_WRITERS,
+    PYTHON_FILE,
+    TempRoots,
+    command_writes_code,
+    destinations,
+    module_file_named,
+    named_parts,
+)
 
 #: Modules whose namespace read by a computed name is a way to reach the machinery.
 _GUARDED_MODULES = frozenset({"sys", "builtins", "importlib", "os", "gc", "atexit", "signal",
@@ -497,6 +506,9 @@ class _Reader(ast.NodeVisitor):
         named = next((t for t in texts if REPORT_NAME.search(t.lower())), None)
         if named is not None:
             yield Reach("results-path", f"a command that names the report {named[:50]!r}")
+        code = command_writes_code(texts)
+        if code is not None:
+            yield Reach("source-rewrite", f"a command that writes the Python file {code!r}")
         if any(k.arg in ("start_new_session", "process_group") for k in node.keywords) \
                 or any(_DETACHED.search(t) for t in texts):
             yield Reach("process-exit", "a child process detached from the run (it outlives"
@@ -632,6 +644,24 @@ class _Reader(ast.NodeVisitor):
                 yield Reach("obfuscation", f"the module {dotted} handed to other code")
 
     def _file_write(self, node: ast.Call, func: str | None) -> Iterator[Reach]:
+        if func in BYTECODE_WRITERS:
+            yield Reach("source-rewrite", f"{func} writes bytecode the run may import")
+            return
+        if (isinstance(node.func, ast.Attribute) and node.func.attr in ARCHIVE_WRITERS) or (
+                func == "shutil.unpack_archive"):
+            yield from self._archive_write(node, func)
+            return
+        if func in ("fileinput.input", "fileinput.FileInput") and any(
+                k.arg == "inplace" and not (isinstance(k.value, ast.Constant) and not k.value.value)
+                for k in node.keywords) and node.args:
+            named = self._code_file_named(node.args[0]) or module_file_named(
+                node.args[0], self.names)
+            if named:
+                yield Reach("source-rewrite", f"rewrites {named!r} in place (fileinput)")
+            return
+        method = self._computed_method(node)
+        if method is not None:  # getattr(Path("x.py"), "write_text")(...)
+            node = ast.Call(func=method, args=node.args, keywords=node.keywords)
         writer = func in _FILE_FUNCTIONS or (
             isinstance(node.func, ast.Attribute) and node.func.attr in _FILE_WRITERS
             and (node.func.attr not in ("replace", "rename")  # not `str.replace(old, new)`
@@ -639,14 +669,42 @@ class _Reader(ast.NodeVisitor):
         if func in _OPENERS or (
                 isinstance(node.func, ast.Attribute) and node.func.attr == "open"):
             writer = self._write_mode(node)
-        if writer and _mentions_own_file(node):
+        written = destinations(node, func, _FILE_FUNCTIONS, _OPENERS) if writer else []
+        found_from = next(filter(None, (module_file_named(w, self.names) for w in written)), None)
+        if found_from == "__file__":
             yield Reach("source-rewrite", "writes a file found from __file__")
-        elif writer and (named := next(filter(None, map(self._code_file_named, destinations(
-                node, func, _FILE_FUNCTIONS, _OPENERS))), None)):
+        elif found_from is not None:
+            yield Reach("source-rewrite", f"writes a module's file found from {found_from}")
+        elif writer and (named := next(filter(None, map(self._code_file_named, written)), None)):
             what = "the test module" if _TEST_MODULE.search(named) else "the Python file"
             yield Reach("source-rewrite", f"writes {what} {named!r}")
         elif writer and (report := self._report_named(node)):
             yield Reach("results-path", f"writes the report {report!r}")
+
+    def _computed_method(self, node: ast.Call) -> ast.Attribute | None:
+        """`getattr(obj, "write_text")` as the called function: the method it names."""
+        inner = node.func
+        if isinstance(inner, ast.Call) and self.names.resolve(inner.func) == "builtins.getattr" \
+                and len(inner.args) >= 2 and (name := self.names.fold(inner.args[1])):
+            return ast.Attribute(value=inner.args[0], attr=name, ctx=ast.Load())
+        return None
+
+    def _archive_write(self, node: ast.Call, func: str | None) -> Iterator[Reach]:
+        """An archive unpacked outside a test's temporary folder (its files may be Python
+        modules, written over the repository's); `extractall()` with no folder is the
+        current directory. A call on a receiver that is not an archive the module opened
+        (`TarFile`, `ZipFile`, `shutil`) still counts: the name is rare elsewhere."""
+        keywords = {k.arg: k.value for k in node.keywords}
+        method = node.func.attr if isinstance(node.func, ast.Attribute) else ""
+        args = node.args if method == "extractall" and func != "shutil.unpack_archive" \
+            else node.args[1:]  # extract(member, path), unpack_archive(file, extract_dir)
+        target = args[0] if args else keywords.get("extract_dir", keywords.get("path"))
+        if target is not None and self.temp.stays_inside(
+                target, self.temp.handed(self._functions_around(node))):
+            return
+        shown = self.names.fold(target) if target is not None else "the current directory"
+        yield Reach("source-rewrite", f"unpacks an archive into {shown or '<computed>'!r}"
+                                      " (its files may be Python)")
 
     def _report_named(self, node: ast.Call) -> str | None:
         """A file name a test report is written under, in a write (`Path("out/report.xml")
@@ -693,6 +751,20 @@ class _Reader(ast.NodeVisitor):
                     for target in (node.targets if isinstance(node, ast.Assign)
                                    else [node.target])
                     if isinstance(target, ast.Name) and _path_like(node.value)]
+        for bound in binders:  # `p = importlib.util.find_spec("app.core").origin`
+            if isinstance(bound, ast.Assign | ast.AnnAssign) and bound.value is not None and (
+                    found := module_file_named(self._unwrapped(bound.value), self.names,
+                                               whole=True)):
+                holders = bound.targets if isinstance(bound, ast.Assign) else [bound.target]
+                for holder in holders:
+                    if isinstance(holder, ast.Name):
+                        self.code_paths.setdefault(holder.id, f"<a module's file, from {found}>")
+        for loop in binders:  # `for p in Path("src").rglob("*.py")`: each p names a module
+            if isinstance(loop, ast.For | ast.comprehension) and isinstance(loop.iter, ast.Call) \
+                    and (pattern := self._code_search(loop.iter)) is not None:
+                for part in ast.walk(loop.target):
+                    if isinstance(part, ast.Name):
+                        self.code_paths.setdefault(part.id, pattern)
         for _ in range(3):  # a name bound to a name bound to a path settles quickly
             for name, value in assigned:
                 # What a call of the module's own makes is a path only from the text it is
@@ -702,6 +774,30 @@ class _Reader(ast.NodeVisitor):
                 if name not in self.code_paths and (
                         named := self._code_file_named(value, through)):
                     self.code_paths[name] = named
+
+    def _unwrapped(self, node: ast.expr) -> ast.expr:
+        """What a path constructor was handed (`Path(m.__file__)` is `m.__file__`); a
+        folder of it (`os.path.dirname(__file__)`) is not the module's file."""
+        while isinstance(node, ast.Call) and len(node.args) == 1 and (
+                self.names.resolve(node.func) in _PATH_CALLS - {"os.path.join"}
+                or (isinstance(node.func, ast.Name) and node.func.id in ("Path", "PurePath"))):
+            node = node.args[0]
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr in ("resolve", "absolute") and not node.args:
+            return self._unwrapped(node.func.value)
+        return node
+
+    def _code_search(self, node: ast.Call) -> str | None:
+        """The pattern of a search for Python files (`glob.glob("src/**/*.py")`, `.rglob`)."""
+        name = node.func.attr if isinstance(node.func, ast.Attribute) else (
+            node.func.id if isinstance(node.func, ast.Name) else "")
+        if name not in ("glob", "iglob", "rglob"):
+            return None
+        for argument in node.args:
+            text = self.names.fold(argument)
+            if text is not None and PYTHON_FILE.search(text):
+                return text
+        return None
 
     def _builds_path(self, node: ast.Call) -> bool:
         return (isinstance(node.func, ast.Attribute) and node.func.attr in _PATH_BUILDERS) or \
@@ -788,10 +884,3 @@ def _patcher(func_node: ast.AST, func: str | None) -> bool:
     return isinstance(func_node, ast.Attribute) and func_node.attr in _PATCHERS \
         and func_node.attr != "dict"
 
-
-def _mentions_own_file(node: ast.AST) -> bool:
-    return any(
-        (isinstance(n, ast.Name) and n.id == "__file__")
-        or (isinstance(n, ast.Attribute) and n.attr == "__file__")
-        for n in ast.walk(node)
-    )

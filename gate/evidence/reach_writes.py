@@ -195,3 +195,59 @@ def _bindings(tree: ast.AST) -> Iterator[tuple[ast.Name, ast.AST]]:
             yield from ((t, node.value) for t in targets if isinstance(t, ast.Name))
         elif isinstance(node, ast.withitem) and isinstance(node.optional_vars, ast.Name):
             yield node.optional_vars, node.context_expr
+
+
+#: Ways to find a module's own file from the module: a write to what they give rewrites code
+#: the run imports, whatever the file is called.
+_MODULE_FILE_ATTRIBUTES = frozenset({"__file__", "__cached__", "origin", "cached"})
+_MODULE_FILE_CALLS = frozenset({"inspect.getfile", "inspect.getsourcefile", "inspect.getabsfile",
+                                "importlib.util.find_spec", "importlib.util.cache_from_source",
+                                "importlib.resources.files", "importlib.resources.path",
+                                "importlib.machinery.PathFinder.find_spec"})
+
+
+def module_file_named(node: ast.AST, names: Bindings, whole: bool = False) -> str | None:
+    """How a written path was found from a module (`m.__file__`, `__cached__`, a spec's
+    `origin`, `inspect.getfile(m)`, `importlib.resources.files(pkg)`), if it was; `whole`:
+    only if `node` itself is what was found (not a folder or a sibling built from it)."""
+    for part in (node,) if whole else ast.walk(node):
+        if isinstance(part, ast.Name) and part.id in ("__file__", "__cached__"):
+            return part.id
+        if isinstance(part, ast.Attribute) and part.attr in _MODULE_FILE_ATTRIBUTES:
+            return part.attr
+        if isinstance(part, ast.Call) and names.resolve(part.func) in _MODULE_FILE_CALLS:
+            return f"{names.resolve(part.func)}()"
+    return None
+
+
+#: Programs a command runs that write the files it names.
+_WRITING_PROGRAMS = re.compile(
+    r"(?:^|[\s;&|(/])(?:cp|mv|install|ln|rsync|tee|dd|truncate|patch|touch|sed\s+(?:-\w*\s+)*-i|"
+    r"perl\s+(?:-\w*\s+)*-[a-z]*i|git\s+(?:checkout|restore|stash|apply|reset|am|cherry-pick|"
+    r"revert|merge|pull|switch))\b")
+#: A shell redirection onto a Python file (`echo x > core.py`; not `2>&1` beside `tool.py`).
+_REDIRECTED = re.compile(r""">>?\s*['"]?([^\s'";&|>]+\.py[cw]?)\b""")
+
+
+def command_writes_code(texts: list[str]) -> str | None:
+    """The Python file a command writes: one it redirects output onto, or one its words name
+    beside a writing program (`cp saved src/app/core.py`, `sed -i ... core.py`,
+    `git checkout -- x.py`); not `python tool.py 2>&1`."""
+    words = " ".join(texts)
+    redirected = _REDIRECTED.search(words)
+    if redirected is not None:
+        return redirected.group(1)[:60]
+    if not _WRITING_PROGRAMS.search(words):
+        return None
+    for text in texts:
+        for word in re.split(r"[\s'\"=]+", text):
+            if PYTHON_FILE.search(word.rstrip(";&|)")):
+                return word.rstrip(";&|)")[:60]
+    return None
+
+
+#: Calls that write bytecode: a module's `.pyc` of other source is code the run imports.
+BYTECODE_WRITERS = frozenset({"py_compile.compile", "compileall.compile_file",
+                              "compileall.compile_dir", "compileall.compile_path"})
+#: Calls that write the files an archive holds, wherever they are aimed.
+ARCHIVE_WRITERS = frozenset({"extractall", "extract", "unpack_archive"})
