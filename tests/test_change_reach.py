@@ -244,6 +244,12 @@ JS_REACHES: dict[str, tuple[str, str, int]] = {
     "through fs.promises and path.join": (
         "await fsp.writeFile(path.join(root, 'src', 'validate.ts'), x)\n", "source-rewrite", 1),
     "a copy onto a module": ("fs.copyFileSync('saved.txt', 'src/a.mjs')\n", "source-rewrite", 1),
+    "a command that copies onto a module": (
+        "execSync('cp saved.txt src/rules.js')\n", "source-rewrite", 1),
+    "git putting a module back through spawnSync": (
+        "spawnSync('git', ['checkout', '--', 'src/rules.js'])\n", "source-rewrite", 1),
+    "a redirection in a template command": ("exec(`cat evil > src/rules.ts`)\n",
+                                            "source-rewrite", 1),
     "a temporary folder climbed out of": (
         "fs.writeFileSync(path.join(os.tmpdir(), '../../src/mod.js'), s)\n", "source-rewrite", 1),
 }
@@ -255,6 +261,7 @@ ORDINARY_JS_WRITES = (
     "fs.writeFileSync(path.join(fs.mkdtempSync('x-'), 'index.ts'), s);\n"
     "fs.writeFileSync('out/list.txt', names.join(', ') + ' a.js');\n"
     "const text = fs.readFileSync('src/a.js', 'utf8');\n"
+    "execSync('node scripts/build.js 2>&1');\nspawnSync('npx', ['tsc', '-p', 'tsconfig.json']);\n"
 )
 ORDINARY_JS = (
     "import { describe, it, expect, vi } from 'vitest';\nimport { add } from '../src/add';\n"

@@ -20,6 +20,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from gate.evidence.reach_writes import command_writes_code
+
 _WRITERS = re.compile(
     r"(?<![\w$.])(?:[\w$]+\s*\.\s*)*(?:writeFile|writeFileSync|appendFile|appendFileSync|"
     r"copyFile|copyFileSync|rename|renameSync|cp|cpSync|symlink|symlinkSync|link|linkSync|"
@@ -29,6 +31,12 @@ _SCRIPT = re.compile(r"""["'`][^"'`\n]*\.(?:[cm]?[jt]sx?)["'`]|\b__filename\b|""
                      r"""\bimport\s*\.\s*meta\s*\.\s*(?:url|filename)\b""")
 _TEMP = re.compile(r"\b(?:os\s*\.\s*)?tmpdir\s*\(\s*\)|\bmkdtemp(?:Sync)?\s*\(")
 _CLIMBS = re.compile(r"""\.\.|["'`]/""")
+#: Node's ways to run a command: one that writes a script (`cp`, `sed -i`, `git checkout`, a
+#: redirection) is the same rewrite.
+_COMMANDS = re.compile(r"(?<![\w$.])(?:[\w$]+\s*\.\s*)*(?:exec|execSync|execFile|execFileSync|"
+                       r"spawn|spawnSync|execa|execaSync|execaCommand|\$)\s*[(`]")
+_STRING = re.compile(r""""([^"\n]*)"|'([^'\n]*)'|`([^`]*)`""")
+_SCRIPT_NAME = re.compile(r"\.(?:[cm]?[jt]sx?)$")
 #: The most of a call's arguments read (a longer call is read that far).
 MAX_ARGUMENTS = 2000
 
@@ -53,6 +61,19 @@ def script_writes(code: str) -> Iterator[tuple[int, str]]:
         if _TEMP.search(arguments) and not _CLIMBS.search(arguments):
             continue
         yield match.start(), f"writes {named.group(0)[:40]} ({called.strip()[:40]})"
+
+
+def command_writes(code: str) -> Iterator[tuple[int, str]]:
+    """(offset, what is shown) for each command run in `code` that writes a script."""
+    for match in _COMMANDS.finditer(code):
+        opened = match.group(0)[-1]
+        text = code[match.end():code.find("`", match.end())] if opened == "`" else \
+            _arguments(code, match.end())
+        words = [next(filter(None, m.groups()), "") for m in _STRING.finditer(text)] \
+            if opened == "(" else [text]
+        written = command_writes_code(words, _SCRIPT_NAME)
+        if written is not None:
+            yield match.start(), f"a command that writes {written!r}"
 
 
 def _arguments(code: str, start: int) -> str:

@@ -225,25 +225,23 @@ _WRITING_PROGRAMS = re.compile(
     r"(?:^|[\s;&|(/])(?:cp|mv|install|ln|rsync|tee|dd|truncate|patch|touch|sed\s+(?:-\w*\s+)*-i|"
     r"perl\s+(?:-\w*\s+)*-[a-z]*i|git\s+(?:checkout|restore|stash|apply|reset|am|cherry-pick|"
     r"revert|merge|pull|switch))\b")
-#: A shell redirection onto a Python file (`echo x > core.py`; not `2>&1` beside `tool.py`).
-_REDIRECTED = re.compile(r""">>?\s*['"]?([^\s'";&|>]+\.py[cw]?)\b""")
+#: A shell redirection onto a file (`echo x > core.py`; not `2>&1` beside `tool.py`).
+_REDIRECTED = re.compile(r""">>?\s*['"]?([^\s'";&|>]+)""")
 
 
-def command_writes_code(texts: list[str]) -> str | None:
-    """The Python file a command writes: one it redirects output onto, or one its words name
-    beside a writing program (`cp saved src/app/core.py`, `sed -i ... core.py`,
-    `git checkout -- x.py`); not `python tool.py 2>&1`."""
+def command_writes_code(texts: list[str], code: re.Pattern[str] = PYTHON_FILE) -> str | None:
+    """The file of code (`code`: Python's by default) a command writes: one it redirects
+    output onto, or one its words name beside a writing program (`cp saved src/app/core.py`,
+    `sed -i ... core.py`, `git checkout -- x.py`); not `python tool.py 2>&1`."""
     words = " ".join(texts)
-    redirected = _REDIRECTED.search(words)
-    if redirected is not None:
-        return redirected.group(1)[:60]
+    for redirected in _REDIRECTED.finditer(words):
+        if code.search(redirected.group(1)):
+            return redirected.group(1)[:60]
     if not _WRITING_PROGRAMS.search(words):
         return None
-    for text in texts:
-        for word in re.split(r"[\s'\"=]+", text):
-            if PYTHON_FILE.search(word.rstrip(";&|)")):
-                return word.rstrip(";&|)")[:60]
-    return None
+    named = [word.rstrip(";&|)") for text in texts for word in re.split(r"[\s'\"=]+", text)
+             if code.search(word.rstrip(";&|)"))]
+    return named[-1][:60] if named else None  # the last: a copy's or a move's destination
 
 
 #: Calls that write bytecode: a module's `.pyc` of other source is code the run imports.
