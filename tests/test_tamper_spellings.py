@@ -131,6 +131,17 @@ SPELLINGS: dict[str, tuple[str, str, int]] = {
         "import tarfile\ntarfile.open(blob).extractall()\n", "source-rewrite", 2),
     "code rewritten: shutil.unpack_archive": (
         "import shutil\nshutil.unpack_archive('a.zip', 'src')\n", "source-rewrite", 2),
+    # The gate's plugin is the run's own machinery, every module of it: the audit listener's
+    # list, the item check, the namespace snapshot, not only its record and JUnit writers.
+    "the gate's watch: its audit listeners taken out": (
+        "from gate.evidence import audit_events\naudit_events._listeners.clear()\n",
+        "test-machinery", 1),
+    "the gate's watch: the namespace snapshot reached by import_module": (
+        "import importlib\nw = importlib.import_module('gate.evidence.watch_namespaces')\n",
+        "test-machinery", 2),
+    "the gate's watch: the item check's class patched": (
+        "import gate.evidence.item_state as s\ns.HeldItems.same = lambda *a: True\n",
+        "test-machinery", 1),
     "site-packages: site.addsitedir": ("import site\nsite.addsitedir(d)\n", "site-packages", 2),
     "early end: os.kill(os.getpid(), SIGTERM) at the end of a test": (
         "import os, signal\n\ndef test_x():\n    os.kill(os.getpid(), signal.SIGTERM)\n",

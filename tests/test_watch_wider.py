@@ -205,6 +205,20 @@ REWRITE_THROUGH_DIR_FD = (
     "_put(_SAVED)\n"
 )
 CHECKS = "import calc  # noqa: F401\nimport validate\n\ndef test_check():\n    validate.check(4)\n"
+#: The listener taken out of the list by the first test, which rewrites a committed module
+#: around its import unheard, and put back by the last test, before the session's end.
+LISTENER_OUT = (
+    "from pathlib import Path\nfrom gate.evidence import audit_events\n"
+    "_KEPT = list(audit_events._listeners)\n\n"
+    "def test_a_out():\n    audit_events._listeners.clear()\n"
+    "    target = Path('validate.py')\n    saved = target.read_text()\n"
+    "    target.write_text(saved.replace('raise ValueError(x)', 'return None'))\n"
+    "    import validate\n    target.write_text(saved)\n    validate.check(4)\n"
+)
+LISTENER_BACK = (
+    "from test_a_out import _KEPT\nfrom gate.evidence import audit_events\n\n"
+    "def test_z_back():\n    audit_events._listeners[:] = _KEPT\n"
+)
 IMPORTS_CALC = "import calc  # noqa: F401\n\ndef test_imports():\n    assert True\n"
 Z_BROKEN = "def test_broken():\n    assert 1 == 2\n"
 
@@ -265,6 +279,11 @@ ATTACKS: dict[str, tuple[dict[str, str], str]] = {
         {"calc.py": CALC + REWRITE_AROUND_IMPORT, "validate.py": VALIDATE,
          "test_check.py": CHECKS},
         "a committed Python file written from validate.py",
+    ),
+    "the audit listener taken out by one test and put back by a later one": (
+        {"validate.py": VALIDATE, "test_a_out.py": LISTENER_OUT,
+         "test_z_back.py": LISTENER_BACK},
+        "the plugin's audit listener",
     ),
     "a committed module rewritten around its import through a directory descriptor": (
         {"calc.py": CALC + REWRITE_THROUGH_DIR_FD, "validate.py": VALIDATE,

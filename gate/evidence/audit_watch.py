@@ -28,7 +28,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from gate.evidence.audit_events import listening, subscribe
+from gate.evidence.audit_events import held, listening, subscribe
 from gate.evidence.watch_namespaces import NamespaceWatch
 
 #: The `seen` of a change heard as the write itself.
@@ -136,6 +136,9 @@ class AuditWatch:
         #: Python files written during the session (absolute paths as named then) and how.
         self.written: dict[str, str] = {}
         self._end: Callable[[], None] | None = None
+        #: The very listener handed to `subscribe`, and whether a compare found it gone.
+        self._listener: Callable[[str, tuple[Any, ...]], None] = self.heard
+        self.lost = False
 
     def start(self) -> bool:
         """Listen from now on; whether the events are heard. An audit hook of the process may
@@ -143,14 +146,22 @@ class AuditWatch:
         listening (never "nothing heard")."""
         if self._end is None:
             try:
-                self._end = subscribe(self.heard, EVENTS)
+                self._end = subscribe(self._listener, EVENTS)
             except Exception:  # whatever refused it, the session goes on
                 return False
         return True
 
     def listening(self) -> bool:
-        """Still handed the events (never started, or taken out, is not)."""
-        return self._end is not None and listening(self.heard)
+        """Still handed the events, and never found taken out at a compare (never started,
+        or taken out, is not)."""
+        return self._end is not None and not self.lost and listening(self._listener)
+
+    def check_held(self) -> None:
+        """At each compare after a test: still in the list of listeners. One taken out and put
+        back before the end, so that `listening` would find it there, is lost all the same
+        if it was out at a compare."""
+        if self._end is not None and not self.lost and not held(self._listener):
+            self.lost = True
 
     def stop(self) -> None:
         if self._end is not None:

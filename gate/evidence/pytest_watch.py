@@ -235,6 +235,7 @@ class Watch:
 
     def observe(self, pluginmanager: Any, when: str) -> None:
         """Compare everything watched with its snapshot now (`when`: load, run or end)."""
+        self.audit.check_held()
         if when == "run" and self._tags is not None:
             self._turn = turn = (self._turn + 1) % DEEP_ROTATION
             namespaces = self._namespaces.unchanged_by_version()

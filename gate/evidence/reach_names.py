@@ -15,9 +15,11 @@ import sys
 from dataclasses import dataclass
 from enum import Enum
 
-#: Packages whose code is the test run's own machinery (the gate's plugin included).
-FRAMEWORK_ROOTS = frozenset({"_pytest", "pluggy", "xdist", "py"})
-FRAMEWORK_PREFIXES = ("gate.faces.pytest_plugin", "gate.evidence.pytest_", "gate.evidence.junit")
+#: Packages whose code is the test run's own machinery: the gate's own (`gate`) is the plugin
+#: that writes the record and watches the run, every module of it (its audit listener, item
+#: check and namespace watch as much as its JUnit reader), and a package of that name in the
+#: change shadows it.
+FRAMEWORK_ROOTS = frozenset({"_pytest", "pluggy", "xdist", "py", "gate"})
 #: `pytest.<name>` that is the runner's internals rather than the test-writing API.
 PYTEST_INTERNALS = frozenset({
     "TestReport", "CollectReport", "CallInfo", "hookimpl", "hookspec", "exit", "main",
@@ -138,7 +140,7 @@ class Reach:
 
 def _framework(dotted: str) -> bool:
     root = dotted.split(".", 1)[0]
-    return root in FRAMEWORK_ROOTS or dotted.startswith(FRAMEWORK_PREFIXES)
+    return root in FRAMEWORK_ROOTS
 
 
 def _pytest_internal(dotted: str, access: Access) -> bool:
