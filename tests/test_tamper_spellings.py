@@ -95,6 +95,14 @@ SPELLINGS: dict[str, tuple[str, str, int]] = {
     "code rewritten: a path method named by getattr": (
         "from pathlib import Path\ngetattr(Path('src/app/core.py'), 'write_text')(x)\n",
         "source-rewrite", 2),
+    "code rewritten: Path.write_text bound to a name": (
+        "from pathlib import Path\nwrite = Path.write_text\nwrite(Path('src/app/core.py'), x)\n",
+        "source-rewrite", 3),
+    "code rewritten: io.FileIO opened for writing": (
+        "import io\nio.FileIO('src/app/core.py', 'w').write(b)\n", "source-rewrite", 2),
+    "code rewritten: a new module made in the package by tempfile": (
+        "import tempfile\ntempfile.NamedTemporaryFile(dir='src/app', suffix='.py', delete=False)\n",
+        "source-rewrite", 2),
     "code rewritten: cp onto a module by subprocess": (
         "import subprocess\nsubprocess.run(['cp', 'saved', 'src/app/core.py'])\n",
         "source-rewrite", 2),
@@ -186,6 +194,9 @@ ORDINARY: dict[str, str] = {
     "a Python file written under a tempfile directory": (
         "import os, tempfile\n\ndef test_x():\n    with tempfile.TemporaryDirectory() as d:\n"
         "        open(os.path.join(d, 'setup.py'), 'w').write('x')\n"),
+    "a temporary Python file where tempfile puts it": (
+        "import tempfile\nf = tempfile.NamedTemporaryFile(suffix='.py')\n"),
+    "a module opened by io.FileIO to be read": "import io\nio.FileIO('src/app/core.py').read()\n",
     "a tool run with python": "import subprocess\nsubprocess.run(['python', 'tools/gen.py'])\n",
     "a build whose errors go to its output (2>&1)": (
         "import subprocess\nsubprocess.run('python setup.py build 2>&1', shell=True)\n"),

@@ -258,6 +258,7 @@ class Watch:
         after the test would find nothing), and a plugin registered for this test still is.
         One read of each dict's tag otherwise; with no tags, the compare after each test is
         all there is."""
+        self.audit.check_held()
         if self._tags is not None and not self._namespaces.tags_unmoved():
             self.observe(pluginmanager, "call")
 

@@ -35,6 +35,7 @@ from gate.evidence.reach_names import (
 from gate.evidence.reach_writes import (
     ARCHIVE_WRITERS,
     BYTECODE_WRITERS,
+    PATH_METHODS,
     PYTHON_FILE,
     TempRoots,
     command_writes_code,
@@ -67,11 +68,15 @@ _FILE_FUNCTIONS = frozenset({"os.remove", "os.unlink", "os.rename", "os.replace"
                              "os.truncate", "shutil.copy", "shutil.copy2", "shutil.copyfile",
                              "shutil.move", "shutil.rmtree", "os.link", "os.symlink",
                              "shutil.copytree", "os.renames"})
+#: Calls that make a new file in a folder they are given (`dir=`), named with a suffix.
+_TEMP_FILES = frozenset({"tempfile.NamedTemporaryFile", "tempfile.mkstemp",
+                         "tempfile.TemporaryFile", "tempfile.SpooledTemporaryFile"})
 #: Calls that make a path from the parts they are handed.
 _PATH_CALLS = frozenset({"pathlib.Path", "pathlib.PurePath", "pathlib.PosixPath",
                          "pathlib.PurePosixPath", "os.path.join", "os.path.abspath",
                          "os.path.realpath", "os.path.normpath", "os.fspath", "builtins.str"})
-_OPENERS = frozenset({"builtins.open", "io.open", "pathlib.Path.open", "codecs.open", "os.fdopen"})
+_OPENERS = frozenset({"builtins.open", "io.open", "pathlib.Path.open", "codecs.open", "os.fdopen",
+                      "io.FileIO", "_io.open", "_io.FileIO"})
 #: Calls that run a command: what the command names is judged like a write (`sed -i` on the
 #: report, `cp fake.xml report.xml`), and a child put in a session of its own outlives the run.
 _COMMANDS = frozenset({"subprocess.run", "subprocess.call", "subprocess.check_call",
@@ -662,7 +667,15 @@ class _Reader(ast.NodeVisitor):
         method = self._computed_method(node)
         if method is not None:  # getattr(Path("x.py"), "write_text")(...)
             node = ast.Call(func=method, args=node.args, keywords=node.keywords)
-        writer = func in _FILE_FUNCTIONS or (
+        if func in _TEMP_FILES and "dir" in {k.arg for k in node.keywords} and any(
+                k.arg in ("suffix", "prefix") and (t := self.names.fold(k.value)) is not None
+                and PYTHON_FILE.search(t) for k in node.keywords):
+            folder = next(k.value for k in node.keywords if k.arg == "dir")
+            if not self.temp.stays_inside(folder, self.temp.handed(self._functions_around(node))):
+                yield Reach("source-rewrite", f"{func} makes a Python file in"
+                                              f" {self.names.fold(folder) or '<computed>'!r}")
+            return
+        writer = func in _FILE_FUNCTIONS or func in PATH_METHODS or (
             isinstance(node.func, ast.Attribute) and node.func.attr in _FILE_WRITERS
             and (node.func.attr not in ("replace", "rename")  # not `str.replace(old, new)`
                  or len(node.args) + len(node.keywords) == 1))

@@ -50,11 +50,21 @@ _TEMP_CALLS = frozenset({"tempfile.mkdtemp", "tempfile.gettempdir", "tempfile.Te
 _JOINS = frozenset({"os.path.join", "pathlib.Path", "pathlib.PurePath", "pathlib.PosixPath"})
 
 
+#: `pathlib.Path`'s writing methods called through the class or a name bound to one
+#: (`write = Path.write_text; write(p, x)`): the path is the first argument.
+PATH_METHODS = frozenset(f"pathlib.Path.{name}" for name in (
+    "write_text", "write_bytes", "touch", "unlink", "rename", "replace", "symlink_to",
+    "hardlink_to", "chmod", "open"))
+
+
 def destinations(node: ast.Call, func: str | None, file_functions: Collection[str],
                  openers: Collection[str]) -> list[ast.expr]:
     """The expressions the writing call `node` writes to (`func`: its resolved name)."""
     if func in _WRITTEN_ARGUMENTS:
         return _arguments(node, _WRITTEN_ARGUMENTS[func])
+    if func in PATH_METHODS:
+        moves = func.rsplit(".", 1)[-1] in _MOVES
+        return list(node.args[:2] if moves else node.args[:1])
     if func in file_functions or func in openers:
         return _arguments(node, _FIRST)
     if isinstance(node.func, ast.Attribute):
