@@ -150,6 +150,14 @@ SPELLINGS: dict[str, tuple[str, str, int]] = {
     "the gate's watch: the item check's class patched": (
         "import gate.evidence.item_state as s\ns.HeldItems.same = lambda *a: True\n",
         "test-machinery", 1),
+    # A frame's own trace function runs wherever a tracer is on (a coverage tool's written in
+    # Python, a debugger's), and a tracer that sets f_lineno jumps over a test's assertions.
+    "trace: a frame's f_trace set": (
+        "import sys\nf = sys._getframe(1)\nf.f_trace = jump\n", "interpreter-hook", 3),
+    "trace: f_lineno set by a tracer": (
+        "def jump(frame, event, arg):\n    frame.f_lineno += 2\n    return jump\n",
+        "interpreter-hook", 2),
+    "trace: f_trace by setattr": ("setattr(frame, 'f_trace', jump)\n", "interpreter-hook", 1),
     "site-packages: site.addsitedir": ("import site\nsite.addsitedir(d)\n", "site-packages", 2),
     "early end: os.kill(os.getpid(), SIGTERM) at the end of a test": (
         "import os, signal\n\ndef test_x():\n    os.kill(os.getpid(), signal.SIGTERM)\n",
@@ -197,6 +205,8 @@ ORDINARY: dict[str, str] = {
     "a temporary Python file where tempfile puts it": (
         "import tempfile\nf = tempfile.NamedTemporaryFile(suffix='.py')\n"),
     "a module opened by io.FileIO to be read": "import io\nio.FileIO('src/app/core.py').read()\n",
+    "a frame's line read for a message": (
+        "import sys\nprint(sys._getframe(1).f_lineno)\n"),
     "a tool run with python": "import subprocess\nsubprocess.run(['python', 'tools/gen.py'])\n",
     "a build whose errors go to its output (2>&1)": (
         "import subprocess\nsubprocess.run('python setup.py build 2>&1', shell=True)\n"),

@@ -68,6 +68,10 @@ _FILE_FUNCTIONS = frozenset({"os.remove", "os.unlink", "os.rename", "os.replace"
                              "os.truncate", "shutil.copy", "shutil.copy2", "shutil.copyfile",
                              "shutil.move", "shutil.rmtree", "os.link", "os.symlink",
                              "shutil.copytree", "os.renames"})
+#: A frame's tracing attributes: a trace function of its own (it runs where any tracer is on,
+#: one of the standard library's or a coverage tool's written in Python) and the line it is
+#: at, which a tracer may set to jump.
+FRAME_TRACING = frozenset({"f_trace", "f_lineno", "f_trace_lines", "f_trace_opcodes"})
 #: Calls that make a new file in a folder they are given (`dir=`), named with a suffix.
 _TEMP_FILES = frozenset({"tempfile.NamedTemporaryFile", "tempfile.mkstemp",
                          "tempfile.TemporaryFile", "tempfile.SpooledTemporaryFile"})
@@ -369,6 +373,9 @@ class _Reader(ast.NodeVisitor):
             return Reach("test-machinery", f".{node.attr}")
         if node.attr == "__code__" and access is not Access.READ:
             return Reach("obfuscation", "a function's __code__ replaced")
+        if node.attr in FRAME_TRACING and access is not Access.READ:
+            return Reach("interpreter-hook", f"a frame's {node.attr} written (it steers the"
+                                             " frame's lines: a test's assertions skipped)")
         return None
 
     def _written_through(self, node: ast.AST) -> bool:
@@ -554,6 +561,8 @@ class _Reader(ast.NodeVisitor):
             return
         if name in NAMESPACE_ATTRIBUTES:
             yield Reach("obfuscation", f"{short}(..., {name!r})")
+        if name in FRAME_TRACING and access is Access.WRITE:
+            yield Reach("interpreter-hook", f"{short}(..., {name!r}): a frame's tracing")
         if base is not None:
             found = classify(f"{base}.{name}", access)
             if found is not None:
