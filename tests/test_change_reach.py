@@ -289,6 +289,8 @@ def test_ordinary_javascript_is_clean() -> None:
     ("_pytest/__init__.py", "shadow-module"), ("json.py", "shadow-module"),
     ("pluggy.py", "shadow-module"), ("src/json.py", None), ("test/__init__.py", None),
     ("app/__init__.py", None), ("lib/zz_hook.pth", "site-packages"),
+    ("sitecustomize.py", "site-packages"), ("src/usercustomize.py", "site-packages"),
+    ("src/sitecustomize/__init__.py", "site-packages"), ("src/app/site_config.py", None),
 ])
 def test_a_path_alone_can_reach(path: str, rule: str | None) -> None:
     assert [f.rule for f in path_findings(path)] == ([rule] if rule else [])

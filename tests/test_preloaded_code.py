@@ -9,13 +9,24 @@ beside its honest control."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
 from gate.evidence.plugin_preload import Locator, repository_entry_points, shadowed_modules
-from tests.tampering_support import CALC, FAILING, PASSING, Project, new_project, unmet
+from tests.tampering_support import (
+    CALC,
+    FAILING,
+    PASSING,
+    TIMEOUT_S,
+    Project,
+    env,
+    new_project,
+    unmet,
+)
 
 #: Patches pytest's CallInfo so that a failing call reports no exception, disguised as
 #: pytest's own code (its co_filename is pytest's file): the watch alone sees nothing.
@@ -148,15 +159,47 @@ def test_a_path_is_the_repositorys_by_its_real_location(tmp_path: Path) -> None:
     assert locator.repository_path(None) is None
 
 
-def test_only_the_shadowable_packages_and_main_are_judged(tmp_path: Path) -> None:
+@pytest.mark.parametrize("startup", [True, False])
+def test_a_sitecustomize_of_the_repository_run_at_start_up_is_named(
+        project: Project, startup: bool) -> None:
+    """The repository on the path when the interpreter starts (an editable install's `.pth`
+    puts it there; here `PYTHONPATH`) runs its `sitecustomize.py` before pytest: it patches
+    pytest disguised as pytest's own code, and the failing test passes. Control (`startup`
+    False): the same files with the repository off the path at start-up verify."""
+    project.commit({"calc.py": CALC, "test_calc.py": PASSING, "greenwash.py": DISGUISED_PATCH,
+                    "sitecustomize.py": "import greenwash  # noqa: F401\n",
+                    **({"test_broken.py": FAILING} if startup else {})})
+    environ = {**env(), **({"PYTHONPATH": str(project.repo)} if startup else {})}
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--claim-evidence",
+         "out/evidence.json", "--junitxml", "out/junit.xml"],
+        cwd=project.repo, env=environ, capture_output=True, text=True, check=False,
+        timeout=TIMEOUT_S)
+    assert result.returncode == 0, result.stdout + result.stderr  # green either way
+    code, verdict = project.verify("--test-evidence", str(project.evidence),
+                                   "--junit", str(project.junit))
+    if not startup:
+        assert (code, verdict["unmet"]) == (0, []), verdict["reason"]
+        return
+    assert code == 1
+    found = unmet(verdict)
+    assert set(found) == {"producer_modified"}
+    assert "sitecustomize from sitecustomize.py" in found["producer_modified"]
+
+
+def test_every_module_of_the_repository_imported_before_the_plugin_is_judged(
+        tmp_path: Path) -> None:
     root = tmp_path.resolve()
     locator = Locator(root, [])
     modules = {name: SimpleNamespace(__file__=str(root / f"{name}.py"))
-               for name in ("calc", "pytest", "pluggy", "gate", "__main__")}
+               for name in ("calc", "sitecustomize", "pytest", "pluggy", "gate", "__main__")}
     modules["_pytest.runner"] = SimpleNamespace(__file__=str(root / "_pytest" / "runner.py"))
-    found = {e["what"] for e in shadowed_modules(modules, locator)}
-    assert found == {"pytest", "pluggy", "gate", "the program that started the session",
-                     "_pytest.runner"}
+    modules["json"] = SimpleNamespace(__file__=str(tmp_path.parent / "lib" / "json.py"))
+    found = {e["what"]: e["route"] for e in shadowed_modules(modules, locator)}
+    assert set(found) == {"pytest", "pluggy", "gate", "the program that started the session",
+                          "_pytest.runner", "calc", "sitecustomize"}
+    assert "shadows the installed one" in found["pytest"]
+    assert "imported before the plugin loaded" in found["sitecustomize"]
     # A package from the repository is named once, not with each of its modules.
     modules["pytest.__main__"] = SimpleNamespace(__file__=str(root / "pytest" / "__main__.py"))
     modules["pytest"] = SimpleNamespace(__file__=str(root / "pytest" / "__init__.py"))

@@ -206,6 +206,9 @@ ROUTES: dict[str, tuple[dict[str, str], str]] = {
     "before the plugin: a committed dist-info with a pytest11 entry point": (
         {"greenwash-1.0.dist-info/entry_points.txt": "[pytest11]\ngreenwash = app.parser\n"},
         "greenwash-1.0.dist-info/"),
+    "before the plugin: a sitecustomize.py run at interpreter start-up": (
+        {"src/sitecustomize.py": "import app.parser  # noqa: F401\n"},
+        "src/sitecustomize.py"),
     "before the plugin: a pytest/ package that shadows pytest": (
         {"pytest/__init__.py": "from _pytest.config import main\n"},
         "pytest/__init__.py"),

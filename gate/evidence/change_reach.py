@@ -59,6 +59,8 @@ _TOOL_CONFIG = frozenset({".npmrc", ".yarnrc", ".yarnrc.yml", "bunfig.toml", ".e
 _SHADOWED = (FRAMEWORK_ROOTS | {"pytest"} | STDLIB) - {"test", "__future__"}
 #: The framework's own names shadow it from any depth (`py` is too plain a folder name).
 _FRAMEWORK_NAMES = (FRAMEWORK_ROOTS | {"pytest"}) - {"py"}
+#: Modules `site` imports when the interpreter starts, before any test tool.
+_STARTUP_MODULES = frozenset({"sitecustomize", "usercustomize"})
 
 
 class UnreadableFile(Exception):  # noqa: N818 - named for what it records
@@ -160,6 +162,12 @@ def path_findings(path: str) -> tuple[ReachFinding, ...]:
     if path.endswith(".pth"):
         return (ReachFinding(path, 0, "site-packages",
                              "a .pth file: its import lines run at interpreter start-up"),)
+    started = posixpath.basename(posixpath.dirname(path)) if name == "__init__.py" \
+        else name.removesuffix(".py") if name.endswith(".py") else ""
+    if started in _STARTUP_MODULES:
+        return (ReachFinding(path, 0, "site-packages",
+                             f"{started}: imported at interpreter start-up wherever its folder"
+                             " is on the path (an editable install puts it there)"),)
     if name.endswith(_COMPILED) or "__pycache__" in path.split("/"):
         return (ReachFinding(path, 0, "obfuscation",
                              "compiled bytecode: imported in place of (or without) a source"

@@ -85,12 +85,16 @@ def _entry(what: str, file: str, route: str) -> dict[str, str]:
 
 def shadowed_modules(modules: Mapping[str, Any], locator: Locator) -> list[dict[str, str]]:
     """pytest, its internals, pluggy or the plugin imported from the repository (a package, or
-    one of its modules put in its place), and a `__main__` (the program that started the
-    session) that is the repository's."""
+    one of its modules put in its place), a `__main__` (the program that started the
+    session) that is the repository's, and any other module of the repository already
+    imported: code of the change that ran before the plugin, at interpreter start-up (a
+    `sitecustomize`/`usercustomize` on the path, an installed `.pth`'s import line) or as a
+    `-p` plugin, when it could patch pytest and leave the patch looking like pytest's own.
+    Each package is named once, by its first module (a package before its modules)."""
     found: dict[str, dict[str, str]] = {}
-    for name, module in sorted(modules.items()):  # a package before its modules
+    for name, module in sorted(modules.items()):
         top = name.split(".", 1)[0]
-        if (top not in SHADOWABLE and name != "__main__") or top in found:
+        if top in found:
             continue
         file = locator.repository_path(getattr(module, "__file__", None))
         if file is None:
@@ -98,9 +102,12 @@ def shadowed_modules(modules: Mapping[str, Any], locator: Locator) -> list[dict[
         if name == "__main__":
             found[name] = _entry("the program that started the session", file,
                                  "`__main__` is the repository's, not pytest's")
-        else:
+        elif top in SHADOWABLE:
             found[top if name == top else name] = _entry(
                 name, file, "the repository's copy shadows the installed one")
+        else:
+            found[top] = _entry(name, file, "the repository's code, imported before the"
+                                " plugin loaded (interpreter start-up, a .pth, a -p plugin)")
     return list(found.values())
 
 
