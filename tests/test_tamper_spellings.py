@@ -158,6 +158,12 @@ SPELLINGS: dict[str, tuple[str, str, int]] = {
         "def jump(frame, event, arg):\n    frame.f_lineno += 2\n    return jump\n",
         "interpreter-hook", 2),
     "trace: f_trace by setattr": ("setattr(frame, 'f_trace', jump)\n", "interpreter-hook", 1),
+    # pytest's configuration written while the run goes on: xdist's workers read it again.
+    "configuration: pytest.ini rewritten": (
+        "open('pytest.ini', 'w').write('[pytest]\\npython_functions = test_ok*\\n')\n",
+        "test-machinery", 1),
+    "configuration: pyproject.toml by Path": (
+        "from pathlib import Path\nPath('pyproject.toml').write_text(x)\n", "test-machinery", 2),
     "site-packages: site.addsitedir": ("import site\nsite.addsitedir(d)\n", "site-packages", 2),
     "early end: os.kill(os.getpid(), SIGTERM) at the end of a test": (
         "import os, signal\n\ndef test_x():\n    os.kill(os.getpid(), signal.SIGTERM)\n",
@@ -207,6 +213,9 @@ ORDINARY: dict[str, str] = {
     "a module opened by io.FileIO to be read": "import io\nio.FileIO('src/app/core.py').read()\n",
     "a frame's line read for a message": (
         "import sys\nprint(sys._getframe(1).f_lineno)\n"),
+    "a pyproject.toml written under tmp_path, and one read": (
+        "def test_x(tmp_path):\n    (tmp_path / 'pyproject.toml').write_text(x)\n"
+        "    print(open('pyproject.toml').read())\n"),
     "a tool run with python": "import subprocess\nsubprocess.run(['python', 'tools/gen.py'])\n",
     "a build whose errors go to its output (2>&1)": (
         "import subprocess\nsubprocess.run('python setup.py build 2>&1', shell=True)\n"),

@@ -68,6 +68,9 @@ _FILE_FUNCTIONS = frozenset({"os.remove", "os.unlink", "os.rename", "os.replace"
                              "os.truncate", "shutil.copy", "shutil.copy2", "shutil.copyfile",
                              "shutil.move", "shutil.rmtree", "os.link", "os.symlink",
                              "shutil.copytree", "os.renames"})
+#: The files pytest reads its configuration from (xdist's workers read them again).
+TEST_CONFIGURATION = frozenset({"pytest.ini", ".pytest.ini", "pyproject.toml", "setup.cfg",
+                                "tox.ini"})
 #: A frame's tracing attributes: a trace function of its own (it runs where any tracer is on,
 #: one of the standard library's or a coverage tool's written in Python) and the line it is
 #: at, which a tracer may set to jump.
@@ -700,6 +703,9 @@ class _Reader(ast.NodeVisitor):
         elif writer and (named := next(filter(None, map(self._code_file_named, written)), None)):
             what = "the test module" if _TEST_MODULE.search(named) else "the Python file"
             yield Reach("source-rewrite", f"writes {what} {named!r}")
+        elif writer and (config := next(filter(None, map(self._config_named, written)), None)):
+            yield Reach("test-machinery", f"writes the test configuration {config!r} (xdist's"
+                                          " workers and every later session read it)")
         elif writer and (report := self._report_named(node)):
             yield Reach("results-path", f"writes the report {report!r}")
 
@@ -754,6 +760,18 @@ class _Reader(ast.NodeVisitor):
             if isinstance(part, ast.Constant | ast.Name):
                 text = self.names.fold(part)
                 if text is not None and PYTHON_FILE.search(text):
+                    return text
+        return None
+
+    def _config_named(self, node: ast.AST) -> str | None:
+        """A file of pytest's configuration named in a written path, outside a test's
+        temporary folder (tests of build tools write a `pyproject.toml` there)."""
+        if self.temp.stays_inside(node, self.temp.handed(self._functions_around(node))):
+            return None
+        for part in named_parts(node):
+            if isinstance(part, ast.Constant | ast.Name):
+                text = self.names.fold(part)
+                if text is not None and re.split(r"[/\\]", text)[-1] in TEST_CONFIGURATION:
                     return text
         return None
 
