@@ -233,26 +233,27 @@ JS_REACHES: dict[str, tuple[str, str, int]] = {
     "globalThis by a computed key": ("globalThis[name] = value\n", "obfuscation", 1),
     "a JUnit report path": ("fs.writeFileSync('reports/junit.xml', xml)\n", "results-path", 1),
     "a Jest global replaced": ("globalThis.expect = fakeExpect\n", "builtins", 1),
-    # Jest and Vitest read a module from disk when it is first required: one rewritten around
-    # that moment, and put back, ran though the tree is the commit's at both ends.
-    "a module rewritten by its path": (
-        "const fs = require('fs');\nfs.writeFileSync('src/validate.js', patched);\n",
-        "source-rewrite", 2),
-    "a test file put back by a rename": (
-        "fs.renameSync('saved.bak', 'test/app.test.js')\n", "source-rewrite", 1),
-    "the file itself rewritten": ("fs.writeFileSync(__filename, '')\n", "source-rewrite", 1),
-    "through fs.promises and path.join": (
-        "await fsp.writeFile(path.join(root, 'src', 'validate.ts'), x)\n", "source-rewrite", 1),
-    "a copy onto a module": ("fs.copyFileSync('saved.txt', 'src/a.mjs')\n", "source-rewrite", 1),
-    "a command that copies onto a module": (
-        "execSync('cp saved.txt src/rules.js')\n", "source-rewrite", 1),
-    "git putting a module back through spawnSync": (
-        "spawnSync('git', ['checkout', '--', 'src/rules.js'])\n", "source-rewrite", 1),
-    "a redirection in a template command": ("exec(`cat evil > src/rules.ts`)\n",
-                                            "source-rewrite", 1),
-    "a temporary folder climbed out of": (
-        "fs.writeFileSync(path.join(os.tmpdir(), '../../src/mod.js'), s)\n", "source-rewrite", 1),
 }
+#: Jest and Vitest read a module from disk when it is first required: one rewritten around
+#: that moment, and put back, ran though the tree is the commit's at both ends. Each is a
+#: `source-rewrite` at the line given.
+JS_SCRIPT_WRITES: dict[str, tuple[int, str]] = {
+    "a module rewritten by its path": (
+        2, "const fs = require('fs');\nfs.writeFileSync('src/validate.js', patched);\n"),
+    "a test file put back by a rename": (1, "fs.renameSync('saved.bak', 'test/app.test.js')\n"),
+    "the file itself rewritten": (1, "fs.writeFileSync(__filename, '')\n"),
+    "through fs.promises and path.join": (
+        1, "await fsp.writeFile(path.join(root, 'src', 'validate.ts'), x)\n"),
+    "a copy onto a module": (1, "fs.copyFileSync('saved.txt', 'src/a.mjs')\n"),
+    "a command that copies onto a module": (1, "execSync('cp saved.txt src/rules.js')\n"),
+    "git putting a module back through spawnSync": (
+        1, "spawnSync('git', ['checkout', '--', 'src/rules.js'])\n"),
+    "a redirection in a template command": (1, "exec(`cat evil > src/rules.ts`)\n"),
+    "a temporary folder climbed out of": (
+        1, "fs.writeFileSync(path.join(os.tmpdir(), '../../src/mod.js'), s)\n"),
+}
+JS_REACHES.update({name: (source, "source-rewrite", line)
+                   for name, (line, source) in JS_SCRIPT_WRITES.items()})
 #: Writes that are not reach: a script copied out, data written, a module written into a
 #: test's temporary folder, a list of names written.
 ORDINARY_JS_WRITES = (

@@ -1,5 +1,7 @@
-"""Where a file write in the change lands: the expressions a writing call writes to, and
-whether one of them stays inside a temporary directory the test was handed.
+"""Where a file write in the change lands: the expressions a writing call writes to, whether
+one of them stays inside a temporary directory the test was handed, and the other tools that
+make the same write (a path found from a module, a command that writes a file of code,
+bytecode writers, archives unpacked).
 
 A module of the repository rewritten just before its import and put back just after is the
 commit's at both of the plugin's tree checks, and one written new and then imported never was
