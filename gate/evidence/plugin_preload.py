@@ -38,6 +38,7 @@ class Locator:
     """Whether a file is the repository's: under the rootdir, outside the installed dirs."""
 
     def __init__(self, rootdir: Path, installed: Iterable[Path]) -> None:
+        self.named_root = rootdir.absolute()
         self.rootdir = rootdir.resolve()
         self._installed = tuple(installed)
         self._directories: dict[Path, Path] = {}
@@ -86,17 +87,23 @@ def _entry(what: str, file: str, route: str) -> dict[str, str]:
 def shadowed_modules(modules: Mapping[str, Any], locator: Locator) -> list[dict[str, str]]:
     """pytest, its internals, pluggy or the plugin imported from the repository (a package, or
     one of its modules put in its place), a `__main__` (the program that started the
-    session) that is the repository's, and any other module of the repository already
-    imported: code of the change that ran before the plugin, at interpreter start-up (a
-    `sitecustomize`/`usercustomize` on the path, an installed `.pth`'s import line) or as a
-    `-p` plugin, when it could patch pytest and leave the patch looking like pytest's own.
-    Each package is named once, by its first module (a package before its modules)."""
+    session) that is the repository's, and any other module imported from under the rootdir
+    (by the path it was imported from: a module linked into an installed folder is judged by
+    its real path only if it is one of the above): code of the change that ran before the
+    plugin, at interpreter start-up (a `sitecustomize`/`usercustomize` on the path, an
+    installed `.pth`'s import line) or as a `-p` plugin, when it could patch pytest and leave
+    the patch looking like pytest's own. Each package is named once, by its first module."""
     found: dict[str, dict[str, str]] = {}
+    roots = (str(locator.named_root), str(locator.rootdir))
     for name, module in sorted(modules.items()):
         top = name.split(".", 1)[0]
         if top in found:
             continue
-        file = locator.repository_path(getattr(module, "__file__", None))
+        named = getattr(module, "__file__", None)
+        if top not in SHADOWABLE and name != "__main__" and not (
+                isinstance(named, str) and named.startswith(roots)):
+            continue  # other modules by the path they were imported from (one string test)
+        file = locator.repository_path(named)
         if file is None:
             continue
         if name == "__main__":
