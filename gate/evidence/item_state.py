@@ -101,8 +101,10 @@ class HeldItems:
     def __init__(self) -> None:
         self._held: list[Any] = []
         self._at: dict[str, int] = {}
-        #: The node ids of each held test function, by the function's id (held alive here).
-        self._by_function: dict[int, list[str]] = {}
+        #: The node id of each held test function, by the function's id (held alive here); a
+        #: list of them only for a function several items run (a string is no object for the
+        #: cyclic collector to walk: a list for each of a session's thousands of functions is).
+        self._by_function: dict[int, str | list[str]] = {}
         #: Compare the test functions' code at each report; off where the audit listener hears
         #: every write to it as it happens (reading `__code__` is itself an audit event).
         self.compare_code = True
@@ -124,11 +126,16 @@ class HeldItems:
         self._at[node] = len(self._held)
         self._held += (item, type(item), values, function, getattr(function, "__code__", None))
         if function is not None:
-            self._by_function.setdefault(id(function), []).append(node)
+            before = self._by_function.setdefault(id(function), node)
+            if isinstance(before, list):
+                before.append(node)
+            elif before is not node:
+                self._by_function[id(function)] = [before, node]
 
     def nodes_of(self, function_id: int) -> list[str]:
         """The node ids whose test function has this id (none: not a held test function)."""
-        return self._by_function.get(function_id, [])
+        found = self._by_function.get(function_id, [])
+        return [found] if isinstance(found, str) else found
 
     def at(self, node: str) -> int | None:
         """Where the item of this node id is held (None: collected in another process)."""
