@@ -133,6 +133,18 @@ SPELLINGS: dict[str, tuple[str, str, int]] = {
     "code rewritten: every module rglob finds": (
         "from pathlib import Path\nfor p in Path('src').rglob('*.py'):\n    p.write_text(x)\n",
         "source-rewrite", 3),
+    "code rewritten: each .py file a listing finds": (
+        "import os\nfor f in os.listdir('src/app'):\n    if f.endswith('.py'):\n"
+        "        open(os.path.join('src/app', f), 'w').write(x)\n", "source-rewrite", 4),
+    "code rewritten: each file iterdir finds with a .py suffix": (
+        "from pathlib import Path\nfor p in Path('src').iterdir():\n    if p.suffix == '.py':\n"
+        "        p.write_text(x)\n", "source-rewrite", 4),
+    "code rewritten: the modules a comprehension picked from a listing": (
+        "import os\nfor m in [f for f in os.listdir('.') if f.endswith('.py')]:\n"
+        "    open(m, 'w')\n", "source-rewrite", 3),
+    "code rewritten: a folder copied over the package": (
+        "import shutil\nshutil.copytree('evil', 'src/app', dirs_exist_ok=True)\n",
+        "source-rewrite", 2),
     "code rewritten: an archive unpacked over the package": (
         "import zipfile\nzipfile.ZipFile(blob).extractall('src/app')\n", "source-rewrite", 2),
     "code rewritten: an archive unpacked into the current directory": (
@@ -216,6 +228,15 @@ ORDINARY: dict[str, str] = {
     "a pyproject.toml written under tmp_path, and one read": (
         "def test_x(tmp_path):\n    (tmp_path / 'pyproject.toml').write_text(x)\n"
         "    print(open('pyproject.toml').read())\n"),
+    "the modules a listing finds, read": (
+        "import os\nfor f in os.listdir('src/app'):\n    if f.endswith('.py'):\n"
+        "        print(open(os.path.join('src/app', f)).read())\n"),
+    "text files a listing finds, written": (
+        "import os\nfor f in os.listdir('out'):\n    if f.endswith('.txt'):\n"
+        "        open(os.path.join('out', f), 'w').write('')\n"),
+    "a fixture project copied under tmp_path": (
+        "import shutil\n\ndef test_x(tmp_path):\n"
+        "    shutil.copytree('tests/fixtures/proj', tmp_path / 'proj')\n"),
     "a tool run with python": "import subprocess\nsubprocess.run(['python', 'tools/gen.py'])\n",
     "a build whose errors go to its output (2>&1)": (
         "import subprocess\nsubprocess.run('python setup.py build 2>&1', shell=True)\n"),

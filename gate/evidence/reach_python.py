@@ -68,6 +68,11 @@ _FILE_FUNCTIONS = frozenset({"os.remove", "os.unlink", "os.rename", "os.replace"
                              "os.truncate", "shutil.copy", "shutil.copy2", "shutil.copyfile",
                              "shutil.move", "shutil.rmtree", "os.link", "os.symlink",
                              "shutil.copytree", "os.renames"})
+#: A Python file's suffix as a listing is filtered by it.
+_PYTHON_SUFFIXES = frozenset({".py", "py", ".pyc", ".pyw"})
+#: Calls that copy a whole folder: the files they write may be Python modules.
+FOLDER_COPIERS = frozenset({"shutil.copytree", "distutils.dir_util.copy_tree",
+                            "setuptools._distutils.dir_util.copy_tree"})
 #: The files pytest reads its configuration from (xdist's workers read them again).
 TEST_CONFIGURATION = frozenset({"pytest.ini", ".pytest.ini", "pyproject.toml", "setup.cfg",
                                 "tox.ini"})
@@ -668,6 +673,15 @@ class _Reader(ast.NodeVisitor):
                 func == "shutil.unpack_archive"):
             yield from self._archive_write(node, func)
             return
+        if func in FOLDER_COPIERS and len(node.args) + len(node.keywords) >= 2:
+            target = node.args[1] if len(node.args) > 1 else next(
+                (k.value for k in node.keywords if k.arg in ("dst", "dest")), None)
+            if target is not None and not self.temp.stays_inside(
+                    target, self.temp.handed(self._functions_around(node))):
+                shown = self.names.fold(target) or "<computed>"
+                yield Reach("source-rewrite", f"{func} copies a folder into {shown!r} (its"
+                                              " files may be Python)")
+            return
         if func in ("fileinput.input", "fileinput.FileInput") and any(
                 k.arg == "inplace" and not (isinstance(k.value, ast.Constant) and not k.value.value)
                 for k in node.keywords) and node.args:
@@ -800,8 +814,8 @@ class _Reader(ast.NodeVisitor):
                     if isinstance(holder, ast.Name):
                         self.code_paths.setdefault(holder.id, f"<a module's file, from {found}>")
         for loop in binders:  # `for p in Path("src").rglob("*.py")`: each p names a module
-            if isinstance(loop, ast.For | ast.comprehension) and isinstance(loop.iter, ast.Call) \
-                    and (pattern := self._code_search(loop.iter)) is not None:
+            if isinstance(loop, ast.For | ast.comprehension) \
+                    and (pattern := self._code_search(loop)) is not None:
                 for part in ast.walk(loop.target):
                     if isinstance(part, ast.Name):
                         self.code_paths.setdefault(part.id, pattern)
@@ -827,16 +841,31 @@ class _Reader(ast.NodeVisitor):
             return self._unwrapped(node.func.value)
         return node
 
-    def _code_search(self, node: ast.Call) -> str | None:
-        """The pattern of a search for Python files (`glob.glob("src/**/*.py")`, `.rglob`)."""
+    def _code_search(self, loop: ast.For | ast.comprehension) -> str | None:
+        """What a loop over found files stands for when it finds Python files: the pattern
+        of a search for them (`glob.glob("src/**/*.py")`, `.rglob("*.py")`), or a listing
+        (`os.listdir`, `os.scandir`, `os.walk`, `.iterdir()`) that the loop filters by a
+        Python suffix (`if f.endswith(".py")`, `p.suffix == ".py"`)."""
+        node = loop.iter
+        if isinstance(node, ast.ListComp | ast.GeneratorExp | ast.SetComp) and node.generators:
+            return self._code_search(node.generators[0])  # `for m in [f for f in ... if ...]`
+        if not isinstance(node, ast.Call):
+            return None
         name = node.func.attr if isinstance(node.func, ast.Attribute) else (
             node.func.id if isinstance(node.func, ast.Name) else "")
-        if name not in ("glob", "iglob", "rglob"):
+        if name in ("glob", "iglob", "rglob"):
+            for argument in node.args:
+                text = self.names.fold(argument)
+                if text is not None and PYTHON_FILE.search(text):
+                    return text
             return None
-        for argument in node.args:
-            text = self.names.fold(argument)
-            if text is not None and PYTHON_FILE.search(text):
-                return text
+        if name not in ("listdir", "scandir", "walk", "iterdir"):
+            return None
+        kept = [*loop.ifs] if isinstance(loop, ast.comprehension) else [*loop.body]
+        for part in (n for statement in kept for n in ast.walk(statement)):
+            if isinstance(part, ast.Constant | ast.Name) and (
+                    text := self.names.fold(part)) is not None and text in _PYTHON_SUFFIXES:
+                return f"<each {text} file {name} lists>"
         return None
 
     def _builds_path(self, node: ast.Call) -> bool:
