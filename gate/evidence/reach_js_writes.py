@@ -6,8 +6,9 @@ executes that no tree check sees, as in Python (`reach_writes`).
 Token patterns, like the rest of the JavaScript reading: a call of one of Node's writing
 functions (`fs.writeFileSync`, `fs.promises.writeFile`, `copyFile`, `rename`, `cp`, `symlink`,
 `truncate`, `createWriteStream`, fs-extra's `outputFile`, ...) whose arguments hold a script's
-name as a string (`.js`, `.mjs`, `.cjs`, `.jsx`, `.ts`, `.mts`, `.cts`, `.tsx`), `__filename`
-or `import.meta.url`/`filename`. A call whose arguments build the path under `os.tmpdir()` or
+name as a string (`.js`, `.mjs`, `.cjs`, `.jsx`, `.ts`, `.mts`, `.cts`, `.tsx`), `__filename`,
+`module.filename`, `import.meta.url`/`filename`, or a module found by `require.resolve` or
+`import.meta.resolve`. A call whose arguments build the path under `os.tmpdir()` or
 a `mkdtemp` folder, with no `..` and no absolute string in them, writes into a test's own
 temporary folder and is not reach. The arguments are read up to the call's closing
 parenthesis, counted without regard to strings: a `)` inside a string ends them early, which
@@ -28,7 +29,8 @@ _WRITERS = re.compile(
     r"truncate|truncateSync|createWriteStream|outputFile|outputFileSync|move|moveSync|"
     r"copy|copySync)\s*\(")
 _SCRIPT = re.compile(r"""["'`][^"'`\n]*\.(?:[cm]?[jt]sx?)["'`]|\b__filename\b|"""
-                     r"""\bimport\s*\.\s*meta\s*\.\s*(?:url|filename)\b""")
+                     r"""\bimport\s*\.\s*meta\s*\.\s*(?:url|filename|resolve)\b|"""
+                     r"""\brequire\s*\.\s*resolve\b|\bmodule\s*\.\s*filename\b""")
 _TEMP = re.compile(r"\b(?:os\s*\.\s*)?tmpdir\s*\(\s*\)|\bmkdtemp(?:Sync)?\s*\(")
 _CLIMBS = re.compile(r"""\.\.|["'`]/""")
 #: Node's ways to run a command: one that writes a script (`cp`, `sed -i`, `git checkout`, a
