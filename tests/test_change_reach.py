@@ -294,6 +294,7 @@ def test_ordinary_javascript_is_clean() -> None:
     ("app/__init__.py", None), ("lib/zz_hook.pth", "site-packages"),
     ("sitecustomize.py", "site-packages"), ("src/usercustomize.py", "site-packages"),
     ("src/sitecustomize/__init__.py", "site-packages"), ("src/app/site_config.py", None),
+    ("gate/__init__.py", "shadow-module"), ("src/logic/gate.py", None),
 ])
 def test_a_path_alone_can_reach(path: str, rule: str | None) -> None:
     assert [f.rule for f in path_findings(path)] == ([rule] if rule else [])
