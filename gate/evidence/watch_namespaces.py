@@ -267,6 +267,8 @@ class NamespaceWatch:
     #: The version tags' views (the namespaces' dicts, then `sys.modules`); None: no tags.
     versions: Callable[[dict[str, Any]], Any] | None = None
     views: list[Any] = field(default_factory=list)
+    #: The same views but `sys.modules`' (the ones summed).
+    dict_views: tuple[Any, ...] = ()
     #: The sum of the watched dicts' tags (all views but `sys.modules`'), and that one's tag.
     tag_sum: int = 0
     modules_tag: int = 0
@@ -326,7 +328,8 @@ class NamespaceWatch:
             self.untagged = tuple(
                 s for s in self.snapshots.values() if type(s.namespace) is not dict)
             self.views = [*map(self.versions, [*tagged, *dicts]), self.versions(sys.modules)]
-            self.tag_sum = sum(map(TAG_VALUE, self.views[:-1]))
+            self.dict_views = tuple(self.views[:-1])  # read twice a test: no slice each time
+            self.tag_sum = sum(map(TAG_VALUE, self.dict_views))
             self.modules_tag = TAG_VALUE(self.views[-1])
 
     def current(self) -> list[object]:
@@ -383,7 +386,7 @@ class NamespaceWatch:
         (looked at only when its own tag moved). The cheapest compare there is: one read of
         each dict's tag, no entry touched."""
         views = self.views
-        if sum(map(TAG_VALUE, views[:-1])) != self.tag_sum:
+        if sum(map(TAG_VALUE, self.dict_views)) != self.tag_sum:
             return False
         modules_tag = TAG_VALUE(views[-1])
         if modules_tag != self.modules_tag:
