@@ -197,6 +197,10 @@ ROUTES: dict[str, tuple[dict[str, str], str]] = {
                           "    subprocess.run('sed -i s/raise/pass/ app/rules.py', shell=True)\n"
                           "    subprocess.run(['git', 'checkout', '--', 'app/rules.py'])\n"},
         "app/parser.py:4 a command that writes the Python file 'app/rules.py' (source-rewrite)"),
+    "in-process: the gate's own audit listener taken out of its list": (
+        {"tests/test_quiet.py": "from gate.evidence import audit_events\n\n"
+                                "def test_quiet():\n    audit_events._listeners.clear()\n"},
+        "tests/test_quiet.py:1 gate.evidence (test-machinery)"),
     "in-process (Jest, Vitest): a module rewritten by its path from a test file": (
         {"test/parser.test.js": "const fs = require('fs');\n"
                                 "fs.writeFileSync('src/rules.js', 'module.exports = {}');\n"},
