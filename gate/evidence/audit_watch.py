@@ -157,9 +157,9 @@ class AuditWatch:
         return self._end is not None and not self.lost and listening(self._listener)
 
     def check_held(self) -> None:
-        """At each compare after a test: still in the list of listeners. One taken out and put
-        back before the end, so that `listening` would find it there, is lost all the same
-        if it was out at a compare."""
+        """At each call report and after each test: still in the list of listeners. One taken
+        out and put back before the end, so that `listening` would find it there, is lost
+        all the same if it was out at one of these moments."""
         if self._end is not None and not self.lost and not held(self._listener):
             self.lost = True
 
