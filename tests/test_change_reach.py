@@ -246,6 +246,9 @@ JS_SCRIPT_WRITES: dict[str, tuple[int, str]] = {
         1, "await fsp.writeFile(path.join(root, 'src', 'validate.ts'), x)\n"),
     "a copy onto a module": (1, "fs.copyFileSync('saved.txt', 'src/a.mjs')\n"),
     "a module found by require.resolve": (1, "fs.writeFileSync(require.resolve('../src/a'), x)\n"),
+    "a name bound to a module's path": (
+        2, "const target = path.join(__dirname, '..', 'src', 'rules.ts');\n"
+           "fs.writeFileSync(target, x)\n"),
     "a command that copies onto a module": (1, "execSync('cp saved.txt src/rules.js')\n"),
     "git putting a module back through spawnSync": (
         1, "spawnSync('git', ['checkout', '--', 'src/rules.js'])\n"),
@@ -264,6 +267,8 @@ ORDINARY_JS_WRITES = (
     "fs.writeFileSync('out/list.txt', names.join(', ') + ' a.js');\n"
     "const text = fs.readFileSync('src/a.js', 'utf8');\n"
     "fs.writeFileSync('out/paths.txt', require.resolve('x'));\n"
+    "const scratch = path.join(os.tmpdir(), 'case', 'a.js');\nfs.writeFileSync(scratch, s);\n"
+    "const source = 'src/a.js';\nfs.writeFileSync('out/b.txt', fs.readFileSync(source));\n"
     "execSync('node scripts/build.js 2>&1');\nspawnSync('npx', ['tsc', '-p', 'tsconfig.json']);\n"
 )
 ORDINARY_JS = (

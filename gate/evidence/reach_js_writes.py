@@ -8,9 +8,10 @@ functions (`fs.writeFileSync`, `fs.promises.writeFile`, `copyFile`, `rename`, `c
 `truncate`, `createWriteStream`, fs-extra's `outputFile`, ...) whose arguments hold a script's
 name as a string (`.js`, `.mjs`, `.cjs`, `.jsx`, `.ts`, `.mts`, `.cts`, `.tsx`), `__filename`,
 `module.filename`, `import.meta.url`/`filename`, or a module found by `require.resolve` or
-`import.meta.resolve`. A call whose arguments build the path under `os.tmpdir()` or
-a `mkdtemp` folder, with no `..` and no absolute string in them, writes into a test's own
-temporary folder and is not reach. The arguments are read up to the call's closing
+`import.meta.resolve`, or a name the file binds to a string naming a script (`const target =
+"src/rules.js"`, outside a temporary folder). A call whose arguments build the path under
+`os.tmpdir()` or a `mkdtemp` folder, with no `..` and no absolute string in them, writes into
+a test's own temporary folder and is not reach. The arguments are read up to the call's closing
 parenthesis, counted without regard to strings: a `)` inside a string ends them early, which
 can only leave a script name unread, so a write built that way goes unnamed (said in
 docs/trust-model.md).
@@ -49,15 +50,25 @@ _SECOND = re.compile(r"(?:copy|cp|link|symlink)\w*$", re.IGNORECASE)
 _BOTH = re.compile(r"(?:rename|move)\w*$", re.IGNORECASE)
 
 
+#: A name bound to a script's path by a string or a path built of strings (`const target =
+#: "src/rules.js"`, `let t = path.join(root, "rules.ts")`): a write of that name writes it.
+_BOUND_SCRIPT = re.compile(
+    r"""\b(?:const|let|var)\s+([\w$]+)\s*=\s*([^;\n]*["'`][^"'`\n]*\.(?:[cm]?[jt]sx?)["'`])""")
+
+
 def script_writes(code: str) -> Iterator[tuple[int, str]]:
     """(offset, what is shown) for each write in `code` (comments blanked) naming a script."""
+    bound = {m.group(1) for m in _BOUND_SCRIPT.finditer(code)  # not one in a temporary folder
+             if not (_TEMP.search(m.group(2)) and not _CLIMBS.search(m.group(2)))}
+    through = re.compile(rf"(?<![\w$.])(?:{'|'.join(map(re.escape, bound))})(?![\w$])") \
+        if bound else None
     for match in _WRITERS.finditer(code):
         called = match.group(0).rstrip("( \t\n")
         parts = _split(_arguments(code, match.end()))
         written = parts[1:2] if _SECOND.search(called) else (
             parts[:2] if _BOTH.search(called) else parts[:1])
         arguments = ",".join(written)
-        named = _SCRIPT.search(arguments)
+        named = _SCRIPT.search(arguments) or (through.search(arguments) if through else None)
         if named is None:
             continue
         if _TEMP.search(arguments) and not _CLIMBS.search(arguments):
