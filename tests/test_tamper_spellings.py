@@ -103,6 +103,12 @@ SPELLINGS: dict[str, tuple[str, str, int]] = {
     "code rewritten: a new module made in the package by tempfile": (
         "import tempfile\ntempfile.NamedTemporaryFile(dir='src/app', suffix='.py', delete=False)\n",
         "source-rewrite", 2),
+    "code rewritten: through a helper the module defines": (
+        "def put(path, text):\n    with open(path, 'w') as f:\n        f.write(text)\n\n"
+        "put('src/app/core.py', x)\n", "source-rewrite", 5),
+    "code rewritten: a helper that joins the folder and the name it is handed": (
+        "import os\n\ndef put(folder, name):\n    open(os.path.join(folder, name), 'w')\n\n"
+        "put('src/app', 'core.py')\n", "source-rewrite", 6),
     "code rewritten: cp onto a module by subprocess": (
         "import subprocess\nsubprocess.run(['cp', 'saved', 'src/app/core.py'])\n",
         "source-rewrite", 2),
@@ -237,6 +243,11 @@ ORDINARY: dict[str, str] = {
     "a fixture project copied under tmp_path": (
         "import shutil\n\ndef test_x(tmp_path):\n"
         "    shutil.copytree('tests/fixtures/proj', tmp_path / 'proj')\n"),
+    "a helper that writes what it is handed, given a data file": (
+        "def put(path, text):\n    open(path, 'w').write(text)\n\n"
+        "put('out/data.txt', 'core.py')\n"),
+    "a helper that reads what it is handed, given a module": (
+        "def show(path):\n    print(open(path).read())\n\nshow('src/app/core.py')\n"),
     "a tool run with python": "import subprocess\nsubprocess.run(['python', 'tools/gen.py'])\n",
     "a build whose errors go to its output (2>&1)": (
         "import subprocess\nsubprocess.run('python setup.py build 2>&1', shell=True)\n"),

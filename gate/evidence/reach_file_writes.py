@@ -66,6 +66,9 @@ class FileWrites:
         self.parents = parents
         #: Names bound to a path naming a Python file (`p = Path("test_x.py")`).
         self.code_paths: dict[str, str] = {}
+        #: The module's functions that write a path they are handed: name -> (the places,
+        #: the names of those parameters).
+        self.helpers: dict[str, tuple[frozenset[int], frozenset[str]]] = {}
 
     def reaches(self, node: ast.Call, func: str | None) -> Iterator[Reach]:
         """What a call of the module reaches by the files it writes."""
@@ -104,14 +107,13 @@ class FileWrites:
                 yield Reach("source-rewrite", f"{func} makes a Python file in"
                                               f" {self.names.fold(folder) or '<computed>'!r}")
             return
-        writer = func in _FILE_FUNCTIONS or func in PATH_METHODS or (
-            isinstance(node.func, ast.Attribute) and node.func.attr in _FILE_WRITERS
-            and (node.func.attr not in ("replace", "rename")  # not `str.replace(old, new)`
-                 or len(node.args) + len(node.keywords) == 1))
-        if func in _OPENERS or (
-                isinstance(node.func, ast.Attribute) and node.func.attr == "open"):
-            writer = self._write_mode(node)
-        written = destinations(node, func, _FILE_FUNCTIONS, _OPENERS) if writer else []
+        helper = self._helper_write(node)
+        if helper is not None:
+            yield helper
+            return
+        written = self.written(node, func)
+        writer = written is not None
+        written = written or []
         found_from = next(filter(None, (module_file_named(w, self.names) for w in written)), None)
         if found_from == "__file__":
             yield Reach("source-rewrite", "writes a file found from __file__")
@@ -125,6 +127,52 @@ class FileWrites:
                                           " workers and every later session read it)")
         elif writer and (report := self._report_named(node)):
             yield Reach("results-path", f"writes the report {report!r}")
+
+    def written(self, node: ast.Call, func: str | None) -> list[ast.expr] | None:
+        """The expressions a plain writing call writes to (a path method, an opener for
+        writing, a file function); None when the call writes nothing."""
+        writer = func in _FILE_FUNCTIONS or func in PATH_METHODS or (
+            isinstance(node.func, ast.Attribute) and node.func.attr in _FILE_WRITERS
+            and (node.func.attr not in ("replace", "rename")  # not `str.replace(old, new)`
+                 or len(node.args) + len(node.keywords) == 1))
+        if func in _OPENERS or (
+                isinstance(node.func, ast.Attribute) and node.func.attr == "open"):
+            writer = self._write_mode(node)
+        return destinations(node, func, _FILE_FUNCTIONS, _OPENERS) if writer else None
+
+    def _helper_write(self, node: ast.Call) -> Reach | None:
+        """A call of one of the module's own functions that writes the path it is handed
+        (`put("src/app/core.py")` where `def put(path): open(path, "w")...`), with a Python
+        file or a module's own file: the write is the helper's, the path the caller's."""
+        if not isinstance(node.func, ast.Name) or node.func.id not in self.helpers:
+            return None
+        places = self.helpers[node.func.id]
+        handed = [a for i, a in enumerate(node.args) if i in places[0]]
+        handed += [k.value for k in node.keywords if k.arg in places[1]]
+        for argument in handed:
+            named = self._code_file_named(argument) or module_file_named(argument, self.names)
+            if named is not None:
+                return Reach("source-rewrite", f"hands the Python file {named!r} to"
+                                               f" {node.func.id}(), which writes it")
+        return None
+
+    def _bind_helpers(self) -> None:
+        """The module's functions that write a path built of what they are handed, by the
+        places and names of those parameters (`open(os.path.join(folder, name), "w")`: both;
+        one level: a helper of a helper is not followed)."""
+        for function in (n for n in self.parents if isinstance(
+                n, ast.FunctionDef | ast.AsyncFunctionDef)):
+            arguments = function.args.posonlyargs + function.args.args
+            names = {a.arg: i for i, a in enumerate(arguments)}
+            names.update({a.arg: -1 for a in function.args.kwonlyargs})
+            written: set[str] = set()
+            for call in (n for n in ast.walk(function) if isinstance(n, ast.Call)):
+                for target in self.written(call, self.names.resolve(call.func)) or []:
+                    written |= {part.id for part in named_parts(target)
+                                if isinstance(part, ast.Name) and part.id in names}
+            if written:
+                self.helpers[function.name] = (
+                    frozenset(names[n] for n in written if names[n] >= 0), frozenset(written))
 
     def _computed_method(self, node: ast.Call) -> ast.Attribute | None:
         """`getattr(obj, "write_text")` as the called function: the method it names."""
@@ -201,6 +249,12 @@ class FileWrites:
         return around[::-1]
 
     def bind(self, binders: list[ast.AST]) -> None:
+        """Names bound to paths of Python files (below), and helpers that write what they are
+        handed (`_bind_helpers`)."""
+        self._bind_helpers()
+        self._bind_paths(binders)
+
+    def _bind_paths(self, binders: list[ast.AST]) -> None:
         """Names bound anywhere to an expression that names a Python file, through names
         bound the same way (flow-insensitive, like the bindings pass): `t = Path("test_x.py")`."""
         assigned = [(target.id, node.value) for node in binders
@@ -296,3 +350,4 @@ def _path_like(node: ast.AST) -> bool:
         return isinstance(func, ast.Name) or (
             isinstance(func, ast.Attribute) and func.attr in _PATH_BUILDERS)
     return isinstance(node, ast.Constant | ast.JoinedStr | ast.BinOp | ast.Name)
+
