@@ -109,6 +109,9 @@ SPELLINGS: dict[str, tuple[str, str, int]] = {
     "code rewritten: a helper that joins the folder and the name it is handed": (
         "import os\n\ndef put(folder, name):\n    open(os.path.join(folder, name), 'w')\n\n"
         "put('src/app', 'core.py')\n", "source-rewrite", 6),
+    "code rewritten: through a helper of a helper": (
+        "def put(path):\n    open(path, 'w').write('')\n\ndef rewrite(target):\n    put(target)\n\n"
+        "rewrite('src/app/core.py')\n", "source-rewrite", 7),
     "code rewritten: cp onto a module by subprocess": (
         "import subprocess\nsubprocess.run(['cp', 'saved', 'src/app/core.py'])\n",
         "source-rewrite", 2),

@@ -158,21 +158,35 @@ class FileWrites:
 
     def _bind_helpers(self) -> None:
         """The module's functions that write a path built of what they are handed, by the
-        places and names of those parameters (`open(os.path.join(folder, name), "w")`: both;
-        one level: a helper of a helper is not followed)."""
-        for function in (n for n in self.parents if isinstance(
-                n, ast.FunctionDef | ast.AsyncFunctionDef)):
-            arguments = function.args.posonlyargs + function.args.args
-            names = {a.arg: i for i, a in enumerate(arguments)}
-            names.update({a.arg: -1 for a in function.args.kwonlyargs})
-            written: set[str] = set()
-            for call in (n for n in ast.walk(function) if isinstance(n, ast.Call)):
-                for target in self.written(call, self.names.resolve(call.func)) or []:
-                    written |= {part.id for part in named_parts(target)
-                                if isinstance(part, ast.Name) and part.id in names}
-            if written:
-                self.helpers[function.name] = (
-                    frozenset(names[n] for n in written if names[n] >= 0), frozenset(written))
+        places and names of those parameters (`open(os.path.join(folder, name), "w")`: both),
+        and those that hand a parameter on to such a function in a place it writes (a helper
+        of a helper, to a few levels)."""
+        functions = [n for n in self.parents
+                     if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+        for _ in range(3):  # each round follows one more level of helpers
+            before = dict(self.helpers)
+            for function in functions:
+                self._bind_helper(function)
+            if self.helpers == before:
+                return
+
+    def _bind_helper(self, function: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        arguments = function.args.posonlyargs + function.args.args
+        names = {a.arg: i for i, a in enumerate(arguments)}
+        names.update({a.arg: -1 for a in function.args.kwonlyargs})
+        written: set[str] = set()
+        for call in (n for n in ast.walk(function) if isinstance(n, ast.Call)):
+            targets = self.written(call, self.names.resolve(call.func)) or []
+            if isinstance(call.func, ast.Name) and call.func.id in self.helpers:
+                places, keywords = self.helpers[call.func.id]
+                targets = [*targets, *(a for i, a in enumerate(call.args) if i in places),
+                           *(k.value for k in call.keywords if k.arg in keywords)]
+            for target in targets:
+                written |= {part.id for part in named_parts(target)
+                            if isinstance(part, ast.Name) and part.id in names}
+        if written:
+            self.helpers[function.name] = (
+                frozenset(names[n] for n in written if names[n] >= 0), frozenset(written))
 
     def _computed_method(self, node: ast.Call) -> ast.Attribute | None:
         """`getattr(obj, "write_text")` as the called function: the method it names."""
