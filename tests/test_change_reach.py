@@ -313,6 +313,27 @@ def _fetch(files: dict[str, bytes]) -> Callable[[str], bytes]:
     return fetch
 
 
+def test_a_writing_helper_of_another_module_of_the_change_is_followed() -> None:
+    """The helper is ordinary in its own file and the call is ordinary in its own; together
+    they rewrite a module. The same helper handed a data file stays clean."""
+    helper = b"def put(path, text):\n    with open(path, 'w') as f:\n        f.write(text)\n"
+    files = {
+        "src/app/util.py": helper,
+        "tests/test_x.py": b"from app.util import put\n\ndef test_x():\n"
+                           b"    put('src/app/rules.py', 'LIMIT = 0')\n",
+        "tests/test_y.py": b"import app.util\n\ndef test_y():\n"
+                           b"    app.util.put(path='src/app/rules.py', text='')\n",
+        "tests/test_ok.py": b"from app.util import put\n\ndef test_ok():\n"
+                            b"    put('out/data.txt', 'rules.py')\n",
+    }
+    reading = read_change("test", list(files), _fetch(files))
+    assert [(f.path, f.line, f.rule) for f in reading.findings] == [
+        ("tests/test_x.py", 4, "source-rewrite"), ("tests/test_y.py", 4, "source-rewrite")]
+    assert "to app.util.put(), which writes it" in reading.findings[0].reached
+    alone = read_change("test", ["tests/test_x.py"], _fetch(files))
+    assert alone.findings == ()  # the helper is not in this change: not followed (the watch's)
+
+
 def test_a_reading_reads_code_and_records_what_it_could_not_read() -> None:
     files = {"a.py": b"import atexit\n", "b.py": b"def f(:\n", "c.py": b"\xff\xfe",
              "big.py": b"#" * (MAX_FILE_BYTES + 1), "d.js": b"process.exit(1)\n",

@@ -192,6 +192,13 @@ ROUTES: dict[str, tuple[dict[str, str], str]] = {
         {"app/parser.py": "from pathlib import Path\n\ndef parse(text):\n"
                           "    Path('app/rules.py').write_text(text)\n"},
         "app/parser.py:4 writes the Python file 'app/rules.py' (source-rewrite)"),
+    "in-process: a module rewritten through a helper another file of the PR defines": (
+        {"app/util.py": "def put(path, text):\n    with open(path, 'w') as f:\n"
+                        "        f.write(text)\n",
+         "tests/test_rules.py": "from app.util import put\n\ndef test_rules():\n"
+                                "    put('app/rules.py', 'LIMIT = 0')\n"},
+        "tests/test_rules.py:4 hands the Python file 'app/rules.py' to app.util.put(), which"
+        " writes it (source-rewrite)"),
     "in-process: a module rewritten by a command, then put back by git": (
         {"app/parser.py": "import subprocess\n\ndef parse(text):\n"
                           "    subprocess.run('sed -i s/raise/pass/ app/rules.py', shell=True)\n"

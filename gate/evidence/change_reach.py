@@ -12,20 +12,22 @@ unread, so the reading is incomplete and the engine's rule makes the claim unver
 
 from __future__ import annotations
 
+import contextlib
 import io
 import posixpath
 import tokenize
 import unicodedata
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
 from gate.claim.change_facts import ChangeReading, ReachFinding, UnreadChange
 from gate.claim.trust_policy import DEFAULT_CHAIN, TrustPolicy
 from gate.claim.wording import plural
+from gate.evidence.reach_file_writes import Places
 from gate.evidence.reach_js import read_javascript
 from gate.evidence.reach_names import FRAMEWORK_ROOTS, STDLIB
-from gate.evidence.reach_python import read_doctests, read_python
+from gate.evidence.reach_python import read_doctests, read_python, writing_helpers
 
 #: At most this many files are read in one change; the rest make the reading incomplete.
 MAX_FILES = 1000
@@ -94,61 +96,89 @@ def fetch_order(paths: Iterable[str]) -> list[str]:
 
 
 def read_change(source: str, paths: Iterable[str], fetch: Callable[[str], bytes]) -> ChangeReading:
-    """Read each added or modified path through `fetch` (which raises UnreadableFile)."""
-    findings: list[ReachFinding] = []
+    """Read each added or modified path through `fetch` (which raises UnreadableFile). The
+    texts are fetched first, so that a call of a writing helper another module of the change
+    defines is read with that helper known (`writing_helpers`)."""
     unread: list[UnreadChange] = []
     budget = _Budget()
-    for path in sorted(set(paths)):
-        findings += path_findings(path)
+    texts: dict[str, str] = {}
+    ordered = sorted(set(paths))
+    for path in ordered:
         if not readable(path):
             continue
         if budget.files >= MAX_FILES:
             unread.append(UnreadChange(path, f"over the reading's limit of"
                                              f" {plural(MAX_FILES, 'file')}"))
             continue
-        found, problem, size = _read_one(path, fetch, MAX_TOTAL_BYTES - budget.total)
+        text, problem, size = _text_of(path, fetch, MAX_TOTAL_BYTES - budget.total)
         budget = _Budget(budget.files + 1, budget.total + size)
-        findings += found
         if problem is not None:
             unread.append(UnreadChange(path, problem))
+        if text is not None:
+            texts[path] = text
+    imported = _change_helpers(texts)
+    findings: list[ReachFinding] = []
+    for path in ordered:
+        findings += path_findings(path)
+        if path in texts:
+            found, problem = _reach_of(path, texts[path], imported)
+            findings += found
+            if problem is not None:
+                unread.append(UnreadChange(path, problem))
+    unread.sort(key=lambda u: ordered.index(u.path))
     return ChangeReading(source, tuple(findings), tuple(unread), budget.files)
 
 
-def _read_one(path: str, fetch: Callable[[str], bytes],
-              room: int) -> tuple[tuple[ReachFinding, ...], str | None, int]:
+def _change_helpers(texts: Mapping[str, str]) -> dict[str, Places]:
+    """Every writing helper the change's Python modules define, by its dotted names."""
+    found: dict[str, Places] = {}
+    for path, text in texts.items():
+        if path.endswith(PYTHON_SUFFIXES):
+            with contextlib.suppress(SyntaxError, ValueError):  # said when read: unread
+                found.update(writing_helpers(path, text))
+    return found
+
+
+def _text_of(path: str, fetch: Callable[[str], bytes],
+             room: int) -> tuple[str | None, str | None, int]:
+    """(the file's text, why it has none, the bytes it took of the reading's budget)."""
     try:
         data = fetch(path)
     except UnreadableFile as exc:
-        return (), str(exc), 0
+        return None, str(exc), 0
     if len(data) > MAX_FILE_BYTES:
-        return (), f"{plural(len(data), 'byte')}, over the limit of" \
-                   f" {plural(MAX_FILE_BYTES, 'byte')} a file", 0
+        return None, f"{plural(len(data), 'byte')}, over the limit of" \
+                     f" {plural(MAX_FILE_BYTES, 'byte')} a file", 0
     if len(data) > room:
-        return (), f"over the reading's limit of {plural(MAX_TOTAL_BYTES, 'byte')} in all", 0
+        return None, f"over the reading's limit of {plural(MAX_TOTAL_BYTES, 'byte')} in all", 0
     encoding = "utf-8"
     if path.endswith(PYTHON_SUFFIXES):
         try:  # as Python reads it: a `# coding: utf-7` cookie turns a "comment" into code
             encoding = tokenize.detect_encoding(io.BytesIO(data).readline)[0]
         except SyntaxError as exc:  # bytes that are no text at all are said so below
             if data.isascii() or _is_utf8(data):
-                return (), f"declares an encoding Python would refuse ({exc.msg})", len(data)
+                return None, f"declares an encoding Python would refuse ({exc.msg})", len(data)
     try:
-        text = data.decode(encoding)
+        return data.decode(encoding), None, len(data)
     except UnicodeDecodeError as exc:
         shown = "UTF-8" if encoding.startswith("utf-8") else encoding
-        return (), f"not {shown} text (byte {exc.start})", len(data)
+        return None, f"not {shown} text (byte {exc.start})", len(data)
     except LookupError:
-        return (), f"declares the encoding {encoding!r}, which cannot be read", len(data)
+        return None, f"declares the encoding {encoding!r}, which cannot be read", len(data)
+
+
+def _reach_of(path: str, text: str,
+              imported: Mapping[str, Places]) -> tuple[tuple[ReachFinding, ...], str | None]:
     if path.endswith(SCRIPT_SUFFIXES):
-        return read_javascript(path, text), None, len(data)
+        return read_javascript(path, text), None
     if not path.endswith(PYTHON_SUFFIXES):
-        return read_doctests(path, text), None, len(data)
+        return read_doctests(path, text), None
     try:
-        return read_python(path, text), None, len(data)
+        return read_python(path, text, imported), None
     except (SyntaxError, ValueError) as exc:
         line = getattr(exc, "lineno", None)
         where = f" at line {line}" if line else ""
-        return (), f"does not parse as Python{where}: {getattr(exc, 'msg', exc)}", len(data)
+        return (), f"does not parse as Python{where}: {getattr(exc, 'msg', exc)}"
 
 
 def _is_utf8(data: bytes) -> bool:

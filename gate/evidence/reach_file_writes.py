@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 from gate.evidence.reach_fold import Bindings
 from gate.evidence.reach_names import REPORT_NAME, Reach
@@ -56,19 +56,36 @@ _OPENERS = frozenset({"builtins.open", "io.open", "pathlib.Path.open", "codecs.o
                       "io.FileIO", "_io.open", "_io.FileIO"})
 
 
+#: A writing helper's parameters that it writes: by place, and by name.
+Places = tuple[frozenset[int], frozenset[str]]
+
+
+def module_names(path: str) -> tuple[str, ...]:
+    """The dotted names a module at `path` may be imported by (`src/app/util.py`:
+    `src.app.util`, `app.util`, `util`; a package's `__init__.py` by the package's)."""
+    parts = path.removesuffix(".py").split("/")
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return tuple(".".join(parts[i:]) for i in range(len(parts)) if parts[i:])
+
+
 class FileWrites:
     """One module's file writes. `parents` is the reader's map of each node to its parent
-    (which functions a write sits in decides which temporary folders it was handed)."""
+    (which functions a write sits in decides which temporary folders it was handed);
+    `imported` the writing helpers of the change's other modules, by dotted name
+    (`app.util.put`), which a call of an imported name is looked up in."""
 
-    def __init__(self, names: Bindings, temp: TempRoots, parents: dict[ast.AST, ast.AST]) -> None:
+    def __init__(self, names: Bindings, temp: TempRoots, parents: dict[ast.AST, ast.AST],
+                 imported: Mapping[str, Places] | None = None) -> None:
         self.names = names
         self.temp = temp
         self.parents = parents
+        self.imported = imported or {}
         #: Names bound to a path naming a Python file (`p = Path("test_x.py")`).
         self.code_paths: dict[str, str] = {}
         #: The module's functions that write a path they are handed: name -> (the places,
         #: the names of those parameters).
-        self.helpers: dict[str, tuple[frozenset[int], frozenset[str]]] = {}
+        self.helpers: dict[str, Places] = {}
 
     def reaches(self, node: ast.Call, func: str | None) -> Iterator[Reach]:
         """What a call of the module reaches by the files it writes."""
@@ -144,19 +161,28 @@ class FileWrites:
         """A call of one of the module's own functions that writes the path it is handed
         (`put("src/app/core.py")` where `def put(path): open(path, "w")...`), with a Python
         file or a module's own file: the write is the helper's, the path the caller's."""
-        if not isinstance(node.func, ast.Name) or node.func.id not in self.helpers:
+        places = self._helper_places(node.func)
+        if places is None:
             return None
-        places = self.helpers[node.func.id]
         handed = [a for i, a in enumerate(node.args) if i in places[0]]
         handed += [k.value for k in node.keywords if k.arg in places[1]]
         for argument in handed:
             named = self._code_file_named(argument) or module_file_named(argument, self.names)
             if named is not None:
+                shown = self.names.resolve(node.func) or ast.unparse(node.func)
                 return Reach("source-rewrite", f"hands the Python file {named!r} to"
-                                               f" {node.func.id}(), which writes it")
+                                               f" {shown[:60]}(), which writes it")
         return None
 
-    def _bind_helpers(self) -> None:
+    def _helper_places(self, func: ast.expr) -> Places | None:
+        """Where a called function writes what it is handed: one of this module's helpers,
+        or one another module of the change defines, called by the name it is imported as."""
+        if isinstance(func, ast.Name) and func.id in self.helpers:
+            return self.helpers[func.id]
+        dotted = self.names.resolve(func)
+        return self.imported.get(dotted) if dotted is not None else None
+
+    def bind_helpers(self) -> None:
         """The module's functions that write a path built of what they are handed, by the
         places and names of those parameters (`open(os.path.join(folder, name), "w")`: both),
         and those that hand a parameter on to such a function in a place it writes (a helper
@@ -177,8 +203,9 @@ class FileWrites:
         written: set[str] = set()
         for call in (n for n in ast.walk(function) if isinstance(n, ast.Call)):
             targets = self.written(call, self.names.resolve(call.func)) or []
-            if isinstance(call.func, ast.Name) and call.func.id in self.helpers:
-                places, keywords = self.helpers[call.func.id]
+            found = self._helper_places(call.func)
+            if found is not None:
+                places, keywords = found
                 targets = [*targets, *(a for i, a in enumerate(call.args) if i in places),
                            *(k.value for k in call.keywords if k.arg in keywords)]
             for target in targets:
@@ -264,8 +291,8 @@ class FileWrites:
 
     def bind(self, binders: list[ast.AST]) -> None:
         """Names bound to paths of Python files (below), and helpers that write what they are
-        handed (`_bind_helpers`)."""
-        self._bind_helpers()
+        handed (`bind_helpers`)."""
+        self.bind_helpers()
         self._bind_paths(binders)
 
     def _bind_paths(self, binders: list[ast.AST]) -> None:

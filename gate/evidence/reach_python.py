@@ -15,10 +15,10 @@ from __future__ import annotations
 import ast
 import doctest
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 from gate.claim.change_facts import ReachFinding
-from gate.evidence.reach_file_writes import FileWrites
+from gate.evidence.reach_file_writes import FileWrites, Places, module_names
 from gate.evidence.reach_fold import Bindings, bindings_of
 from gate.evidence.reach_names import (
     HOOK_PREFIXES,
@@ -78,10 +78,25 @@ _FRAME_PARTS = frozenset({"f_locals", "f_globals", "f_back", "tb_frame", "gi_fra
                           "cr_frame", "ag_frame", "f_builtins"})
 
 
-def read_python(path: str, text: str) -> tuple[ReachFinding, ...]:
+def read_python(path: str, text: str,
+                imported: Mapping[str, Places] | None = None) -> tuple[ReachFinding, ...]:
     """Every reach in one file; SyntaxError when it does not parse (the caller records the
-    file as unread: a file the gate cannot read is never a file with nothing in it)."""
-    return _read_tree(path, ast.parse(text, filename=path), None)
+    file as unread: a file the gate cannot read is never a file with nothing in it).
+    `imported`: the writing helpers of the change's other modules (`writing_helpers`)."""
+    return _read_tree(path, ast.parse(text, filename=path), None, imported=imported)
+
+
+def writing_helpers(path: str, text: str) -> dict[str, Places]:
+    """The functions of one module that write a path built of what they are handed, by every
+    dotted name they may be imported as (`app.util.put`); SyntaxError as `read_python`."""
+    tree = ast.parse(text, filename=path)
+    names = bindings_of(tree)
+    parents = {child: parent for parent in ast.walk(tree)
+               for child in ast.iter_child_nodes(parent)}
+    writes = FileWrites(names, TempRoots(tree, names), parents)
+    writes.bind_helpers()
+    return {f"{module}.{name}": places for module in module_names(path)
+            for name, places in writes.helpers.items()}
 
 
 _BINDERS = (ast.Assign, ast.AnnAssign, ast.NamedExpr, ast.For, ast.comprehension)
@@ -90,15 +105,15 @@ _BINDERS = (ast.Assign, ast.AnnAssign, ast.NamedExpr, ast.For, ast.comprehension
 _MAX_NESTING = 4
 
 
-def _read_tree(path: str, tree: ast.Module, outer: Bindings | None,
-               depth: int = 0) -> tuple[ReachFinding, ...]:
+def _read_tree(path: str, tree: ast.Module, outer: Bindings | None, depth: int = 0,
+               imported: Mapping[str, Places] | None = None) -> tuple[ReachFinding, ...]:
     names = bindings_of(tree)
     if outer is not None:  # a doctest runs with its module's globals
         for alias, dotted in outer.aliases.items():
             names.aliases.setdefault(alias, dotted)
         for name, value in outer.strings.items():
             names.strings.setdefault(name, value)
-    reader = _Reader(path, names, TempRoots(tree, names), depth)
+    reader = _Reader(path, names, TempRoots(tree, names), depth, imported)
     binders: list[ast.AST] = []  # one pass for the parents and every binding statement
     stack: list[ast.AST] = [tree]
     while stack:
@@ -151,7 +166,8 @@ def read_doctests(path: str, text: str, first_line: int = 1,
 
 
 class _Reader(ast.NodeVisitor):
-    def __init__(self, path: str, bindings: Bindings, temp: TempRoots, depth: int = 0) -> None:
+    def __init__(self, path: str, bindings: Bindings, temp: TempRoots, depth: int = 0,
+                 imported: Mapping[str, Places] | None = None) -> None:
         self.path = path
         self.depth = depth
         self.names = bindings
@@ -159,7 +175,7 @@ class _Reader(ast.NodeVisitor):
         self.params: list[frozenset[str]] = []
         self.parents: dict[ast.AST, ast.AST] = {}
         #: What the module's file writes reach (`reach_file_writes`).
-        self.writes = FileWrites(bindings, temp, self.parents)
+        self.writes = FileWrites(bindings, temp, self.parents, imported)
         #: Names bound to a module taken out of `sys.modules` by a computed name, or to a
         #: frame's or function's namespace (`ns = frame.f_globals`): a write through them.
         self.taken: set[str] = set()
