@@ -1,11 +1,12 @@
 """The reading of one Python module's file writes: which calls write, where to (the
 destinations `reach_writes` finds), and what that reaches: a file of Python code or a path
 found from a module (`source-rewrite`), pytest's configuration (`test-machinery`), a test
-report (`results-path`), by any of the tools that make such a write (a path method, an
-opener, a file function, a command's words are `reach_python`'s), and not when the write
-stays inside a temporary folder the test was handed. `reach_python`'s reader hands it every
-call; names bound to such paths are gathered first (`bind`), flow-insensitive like the
-bindings pass.
+report (`results-path`); not when the write stays inside a temporary folder the test was
+handed. The writing calls are path methods, openers, file functions, bytecode writers,
+archives and folder copies, and the module's own helpers that write what they are handed
+(or those of another module of the change, by the names they are imported as); a command's
+words are `reach_python`'s. The reader hands it every call; names bound to such paths and
+the helpers are gathered first (`bind`), flow-insensitive like the bindings pass.
 """
 
 from __future__ import annotations
