@@ -250,6 +250,10 @@ JS_SCRIPT_WRITES: dict[str, tuple[int, str]] = {
         2, "const target = path.join(__dirname, '..', 'src', 'rules.ts');\n"
            "fs.writeFileSync(target, x)\n"),
     "a command that copies onto a module": (1, "execSync('cp saved.txt src/rules.js')\n"),
+    "a helper function the file defines": (
+        4, "function put(p, text) {\n  fs.writeFileSync(p, text);\n}\nput('src/rules.js', 'x');\n"),
+    "an arrow helper that writes its second parameter": (
+        2, "const save = (text, file) => fs.writeFileSync(file, text);\nsave('x', 'src/a.ts');\n"),
     "git putting a module back through spawnSync": (
         1, "spawnSync('git', ['checkout', '--', 'src/rules.js'])\n"),
     "a redirection in a template command": (1, "exec(`cat evil > src/rules.ts`)\n"),
@@ -269,6 +273,8 @@ ORDINARY_JS_WRITES = (
     "fs.writeFileSync('out/paths.txt', require.resolve('x'));\n"
     "const scratch = path.join(os.tmpdir(), 'case', 'a.js');\nfs.writeFileSync(scratch, s);\n"
     "const source = 'src/a.js';\nfs.writeFileSync('out/b.txt', fs.readFileSync(source));\n"
+    "function put(p, text) {\n  fs.writeFileSync(p, text);\n}\nput('out/data.txt', 'rules.js');\n"
+    "function show(p) {\n  console.log(fs.readFileSync(p, 'utf8'));\n}\nshow('src/rules.js');\n"
     "execSync('node scripts/build.js 2>&1');\nspawnSync('npx', ['tsc', '-p', 'tsconfig.json']);\n"
 )
 ORDINARY_JS = (
@@ -284,6 +290,18 @@ def test_each_javascript_reach_is_found(name: str) -> None:
     source, rule, line = JS_REACHES[name]
     found = read_javascript("src/x.test.ts", source)
     assert (line, rule) in {(f.line, f.rule) for f in found}, found
+
+
+@pytest.mark.parametrize("text", [
+    "writeFile(" * 5000 + "'a'" + ")" * 5000,
+    "function put(p) {\n  fs.writeFileSync(p, 'x');\n}\n" + "put('out/x.txt');\n" * 3000,
+    "exec`" * 3000,
+])
+def test_a_javascript_file_built_to_make_the_reading_slow_is_named(text: str) -> None:
+    """Past 2,000 writing calls, commands or helper calls in one file the rest are not read,
+    and the file is named for it: never taken for clean."""
+    found = [f.reached for f in read_javascript("src/x.js", text)]
+    assert any("the rest not read" in r for r in found), found
 
 
 def test_ordinary_javascript_is_clean() -> None:

@@ -20,7 +20,9 @@ docs/trust-model.md).
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Iterator
+from itertools import islice
 
 from gate.evidence.reach_writes import command_writes_code
 
@@ -40,8 +42,10 @@ _COMMANDS = re.compile(r"(?<![\w$.])(?:[\w$]+\s*\.\s*)*(?:exec|execSync|execFile
                        r"spawn|spawnSync|execa|execaSync|execaCommand|\$)\s*[(`]")
 _STRING = re.compile(r""""([^"\n]*)"|'([^'\n]*)'|`([^`]*)`""")
 _SCRIPT_NAME = re.compile(r"\.(?:[cm]?[jt]sx?)$")
-#: The most of a call's arguments read (a longer call is read that far).
+#: The most of a call's arguments read (a longer call is read that far), and the most
+#: writing calls of each kind read in one file (a finding says the rest went unread).
 MAX_ARGUMENTS = 2000
+MAX_CALLS = 2000
 
 
 #: Functions whose second argument is what they write (the first is only read); a move
@@ -62,31 +66,128 @@ def script_writes(code: str) -> Iterator[tuple[int, str]]:
              if not (_TEMP.search(m.group(2)) and not _CLIMBS.search(m.group(2)))}
     through = re.compile(rf"(?<![\w$.])(?:{'|'.join(map(re.escape, bound))})(?![\w$])") \
         if bound else None
-    for match in _WRITERS.finditer(code):
-        called = match.group(0).rstrip("( \t\n")
-        parts = _split(_arguments(code, match.end()))
-        written = parts[1:2] if _SECOND.search(called) else (
-            parts[:2] if _BOTH.search(called) else parts[:1])
-        arguments = ",".join(written)
+    for start, called, arguments in _written(code):
         named = _SCRIPT.search(arguments) or (through.search(arguments) if through else None)
         if named is None:
             continue
         if _TEMP.search(arguments) and not _CLIMBS.search(arguments):
             continue
-        yield match.start(), f"writes {named.group(0)[:40]} ({called.strip()[:40]})"
+        yield start, f"writes {named.group(0)[:40]} ({called.strip()[:40]})"
+    yield from overflow(_WRITERS, code, "writing calls")
+
+
+def overflow(pattern: re.Pattern[str], code: str, what: str) -> Iterator[tuple[int, str]]:
+    """A finding where a file holds more than MAX_CALLS calls of a kind, the rest unread: a
+    file built to make the reading slow is named, never taken for clean."""
+    for match in islice(pattern.finditer(code), MAX_CALLS, MAX_CALLS + 1):
+        yield match.start(), f"more than {MAX_CALLS} {what} in one file: the rest not read"
+
+
+#: A function's definition by name: `function put(p, x) {`, `const put = (p, x) => ...`,
+#: `const put = async function (p) {`, `const put = p => ...` (class methods are not read).
+_DEFINITION = re.compile(
+    r"""\bfunction\s*\*?\s*([\w$]+)\s*\(([^)]*)\)"""
+    r"""|\b(?:const|let|var)\s+([\w$]+)\s*=\s*(?:async\s+)?(?:function\b[^(]*)?\(([^)]*)\)"""
+    r"""|\b(?:const|let|var)\s+([\w$]+)\s*=\s*(?:async\s+)?([\w$]+)\s*=>""")
+_PARAMETER = re.compile(r"\s*(?:\.\.\.)?([\w$]+)")
+
+
+_CALL = re.compile(r"(?<![\w$.])([\w$]+)\s*\(")
+
+
+def helper_writes(code: str) -> Iterator[tuple[int, str]]:
+    """(offset, what is shown) for each call of one of the file's own functions that writes
+    a path built of a parameter (`function put(p) { fs.writeFileSync(p, x) }`), handed a
+    script's name: the write is the helper's, the name the caller's (one level). Linear in
+    the file: the writes and the braces are found once, and each function's writes are the
+    ones between its braces."""
+    writes = list(_written(code))
+    if not writes:
+        return
+    offsets = [offset for offset, _, _ in writes]
+    pairs = _brace_pairs(code)
+    helpers: dict[str, set[int]] = {}
+    defined: set[int] = set()  # where a `function name(` is its definition, not a call
+    for match in _DEFINITION.finditer(code):
+        name = match.group(1) or match.group(3) or match.group(5)
+        listed = match.group(2) if match.group(1) else (
+            match.group(4) if match.group(3) else match.group(6))
+        params = [m.group(1) for part in _split(listed or "") if (m := _PARAMETER.match(part))]
+        defined.add(match.start(1) if match.group(1) else -1)
+        first, last = _body(code, match.end(), pairs)
+        texts = [arguments for _, _, arguments in
+                 writes[bisect_left(offsets, first):bisect_left(offsets, last)]]
+        for index, param in enumerate(params if texts else ()):
+            named = re.compile(rf"(?<![\w$.]){re.escape(param)}(?![\w$])")
+            if any(named.search(arguments) for arguments in texts):
+                helpers.setdefault(name, set()).add(index)
+    calls = 0
+    for call in _CALL.finditer(code) if helpers else ():
+        places = helpers.get(call.group(1))
+        if places is None or call.start() in defined:
+            continue  # not a helper, or its definition itself
+        calls += 1
+        if calls > MAX_CALLS:
+            yield call.start(), f"more than {MAX_CALLS} calls of the file's writing helpers:" \
+                                " the rest not read"
+            return
+        handed = _split(_arguments(code, call.end()))
+        for index in sorted(places):
+            argument = handed[index] if index < len(handed) else ""
+            script = _SCRIPT.search(argument)
+            if script and not (_TEMP.search(argument) and not _CLIMBS.search(argument)):
+                yield call.start(), f"hands {script.group(0)[:40]} to {call.group(1)}(), which" \
+                                    " writes it"
+                break
+
+
+def _written(code: str) -> Iterator[tuple[int, str, str]]:
+    """(offset, the writer called, the text of what it writes) for each of the first
+    MAX_CALLS writing calls (`overflow` names a file with more)."""
+    for match in islice(_WRITERS.finditer(code), MAX_CALLS):
+        called = match.group(0).rstrip("( \t\n")
+        parts = _split(_arguments(code, match.end()))
+        written = parts[1:2] if _SECOND.search(called) else (
+            parts[:2] if _BOTH.search(called) else parts[:1])
+        yield match.start(), called, ",".join(written)
+
+
+def _brace_pairs(code: str) -> dict[int, int]:
+    """Each `{`'s matching `}` (counted without regard to strings), in one pass."""
+    pairs: dict[int, int] = {}
+    opened: list[int] = []
+    for index, char in enumerate(code):
+        if char == "{":
+            opened.append(index)
+        elif char == "}" and opened:
+            pairs[opened.pop()] = index
+    return pairs
+
+
+def _body(code: str, start: int, pairs: dict[int, int]) -> tuple[int, int]:
+    """Where a function's body lies after its parameters: its braces, or an arrow's
+    expression up to the end of its line."""
+    opening = code.find("{", start, start + 200)
+    arrow = code.find("=>", start, start + 200)
+    if opening < 0 or (0 <= arrow < opening and code[arrow + 2:opening].strip()):
+        end = code.find("\n", start)
+        return start, end if end >= 0 else len(code)
+    return opening, pairs.get(opening, len(code))
 
 
 def command_writes(code: str) -> Iterator[tuple[int, str]]:
     """(offset, what is shown) for each command run in `code` that writes a script."""
-    for match in _COMMANDS.finditer(code):
+    for match in islice(_COMMANDS.finditer(code), MAX_CALLS):
         opened = match.group(0)[-1]
-        text = code[match.end():code.find("`", match.end())] if opened == "`" else \
-            _arguments(code, match.end())
+        closing = code.find("`", match.end(), match.end() + MAX_ARGUMENTS)
+        text = code[match.end():closing if closing >= 0 else match.end() + MAX_ARGUMENTS] \
+            if opened == "`" else _arguments(code, match.end())
         words = [next(filter(None, m.groups()), "") for m in _STRING.finditer(text)] \
             if opened == "(" else [text]
         written = command_writes_code(words, _SCRIPT_NAME)
         if written is not None:
             yield match.start(), f"a command that writes {written!r}"
+    yield from overflow(_COMMANDS, code, "commands")
 
 
 def _arguments(code: str, start: int) -> str:
