@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 
 from gate.evidence.reach_fold import Bindings
 from gate.evidence.reach_names import REPORT_NAME, Reach
@@ -100,8 +100,7 @@ class FileWrites:
         if func in FOLDER_COPIERS and len(node.args) + len(node.keywords) >= 2:
             target = node.args[1] if len(node.args) > 1 else next(
                 (k.value for k in node.keywords if k.arg in ("dst", "dest")), None)
-            if target is not None and not self.temp.stays_inside(
-                    target, self.temp.handed(self._functions_around(node))):
+            if target is not None and not self._in_temp(target):
                 shown = self.names.fold(target) or "<computed>"
                 yield Reach("source-rewrite", f"{func} copies a folder into {shown!r} (its"
                                               " files may be Python)")
@@ -121,7 +120,7 @@ class FileWrites:
                 k.arg in ("suffix", "prefix") and (t := self.names.fold(k.value)) is not None
                 and PYTHON_FILE.search(t) for k in node.keywords):
             folder = next(k.value for k in node.keywords if k.arg == "dir")
-            if not self.temp.stays_inside(folder, self.temp.handed(self._functions_around(node))):
+            if not self._in_temp(folder):
                 yield Reach("source-rewrite", f"{func} makes a Python file in"
                                               f" {self.names.fold(folder) or '<computed>'!r}")
             return
@@ -130,20 +129,20 @@ class FileWrites:
             yield helper
             return
         written = self.written(node, func)
-        writer = written is not None
-        written = written or []
+        if written is None:
+            return
         found_from = next(filter(None, (module_file_named(w, self.names) for w in written)), None)
         if found_from == "__file__":
             yield Reach("source-rewrite", "writes a file found from __file__")
         elif found_from is not None:
             yield Reach("source-rewrite", f"writes a module's file found from {found_from}")
-        elif writer and (named := next(filter(None, map(self._code_file_named, written)), None)):
+        elif named := next(filter(None, map(self._code_file_named, written)), None):
             what = "the test module" if _TEST_MODULE.search(named) else "the Python file"
             yield Reach("source-rewrite", f"writes {what} {named!r}")
-        elif writer and (config := next(filter(None, map(self._config_named, written)), None)):
+        elif config := next(filter(None, map(self._config_named, written)), None):
             yield Reach("test-machinery", f"writes the test configuration {config!r} (xdist's"
                                           " workers and every later session read it)")
-        elif writer and (report := self._report_named(node)):
+        elif report := self._report_named(node):
             yield Reach("results-path", f"writes the report {report!r}")
 
     def written(self, node: ast.Call, func: str | None) -> list[ast.expr] | None:
@@ -199,8 +198,8 @@ class FileWrites:
 
     def _bind_helper(self, function: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         arguments = function.args.posonlyargs + function.args.args
-        names = {a.arg: i for i, a in enumerate(arguments)}
-        names.update({a.arg: -1 for a in function.args.kwonlyargs})
+        params = {a.arg: i for i, a in enumerate(arguments)}  # -1: by keyword only
+        params.update({a.arg: -1 for a in function.args.kwonlyargs})
         written: set[str] = set()
         for call in (n for n in ast.walk(function) if isinstance(n, ast.Call)):
             targets = self.written(call, self.names.resolve(call.func)) or []
@@ -211,10 +210,10 @@ class FileWrites:
                            *(k.value for k in call.keywords if k.arg in keywords)]
             for target in targets:
                 written |= {part.id for part in named_parts(target)
-                            if isinstance(part, ast.Name) and part.id in names}
+                            if isinstance(part, ast.Name) and part.id in params}
         if written:
             self.helpers[function.name] = (
-                frozenset(names[n] for n in written if names[n] >= 0), frozenset(written))
+                frozenset(params[n] for n in written if params[n] >= 0), frozenset(written))
 
     def _computed_method(self, node: ast.Call) -> ast.Attribute | None:
         """`getattr(obj, "write_text")` as the called function: the method it names."""
@@ -234,8 +233,7 @@ class FileWrites:
         args = node.args if method == "extractall" and func != "shutil.unpack_archive" \
             else node.args[1:]  # extract(member, path), unpack_archive(file, extract_dir)
         target = args[0] if args else keywords.get("extract_dir", keywords.get("path"))
-        if target is not None and self.temp.stays_inside(
-                target, self.temp.handed(self._functions_around(node))):
+        if target is not None and self._in_temp(target):
             return
         shown = self.names.fold(target) if target is not None else "the current directory"
         yield Reach("source-rewrite", f"unpacks an archive into {shown or '<computed>'!r}"
@@ -257,30 +255,36 @@ class FileWrites:
         rewrite of the session's own tests or of code it imports, after or around the tree
         checks, which a path from `__file__` alone would not catch (`reach_writes`). A path
         inside a temporary directory the test was handed names none."""
-        if self.temp.stays_inside(node, self.temp.handed(self._functions_around(node))):
-            return None
-        for part in named_parts(node):
-            if isinstance(part, ast.Name) and not through_names:
-                continue
-            if isinstance(part, ast.Name) and part.id in self.code_paths:
-                return self.code_paths[part.id]
-            if isinstance(part, ast.Constant | ast.Name):
-                text = self.names.fold(part)
-                if text is not None and PYTHON_FILE.search(text):
-                    return text
-        return None
+        return self._named_in(node, PYTHON_FILE.search, self.code_paths if through_names
+                              else None)
 
     def _config_named(self, node: ast.AST) -> str | None:
         """A file of pytest's configuration named in a written path, outside a test's
         temporary folder (tests of build tools write a `pyproject.toml` there)."""
-        if self.temp.stays_inside(node, self.temp.handed(self._functions_around(node))):
+        return self._named_in(
+            node, lambda text: re.split(r"[/\\]", text)[-1] in TEST_CONFIGURATION, {})
+
+    def _named_in(self, node: ast.AST, names_it: Callable[[str], object],
+                  bound: Mapping[str, str] | None) -> str | None:
+        """The first text in a written path, outside a test's temporary folder, that
+        `names_it`; a name in `bound` gives what it was bound to (None: names are not
+        followed at all, not even to the constants they fold to)."""
+        if self._in_temp(node):
             return None
         for part in named_parts(node):
+            if isinstance(part, ast.Name) and bound is None:
+                continue
+            if isinstance(part, ast.Name) and bound and part.id in bound:
+                return bound[part.id]
             if isinstance(part, ast.Constant | ast.Name):
                 text = self.names.fold(part)
-                if text is not None and re.split(r"[/\\]", text)[-1] in TEST_CONFIGURATION:
+                if text is not None and names_it(text):
                     return text
         return None
+
+    def _in_temp(self, node: ast.AST) -> bool:
+        """A path inside a temporary folder the test was handed, where the write sits."""
+        return self.temp.stays_inside(node, self.temp.handed(self._functions_around(node)))
 
     def _functions_around(self, node: ast.AST) -> list[ast.AST]:
         """The functions and lambdas `node` sits in, outermost first."""
@@ -331,9 +335,8 @@ class FileWrites:
     def _unwrapped(self, node: ast.expr) -> ast.expr:
         """What a path constructor was handed (`Path(m.__file__)` is `m.__file__`); a
         folder of it (`os.path.dirname(__file__)`) is not the module's file."""
-        while isinstance(node, ast.Call) and len(node.args) == 1 and (
-                self.names.resolve(node.func) in _PATH_CALLS - {"os.path.join"}
-                or (isinstance(node.func, ast.Name) and node.func.id in ("Path", "PurePath"))):
+        while isinstance(node, ast.Call) and len(node.args) == 1 and self._path_call(node) \
+                and self.names.resolve(node.func) != "os.path.join":
             node = node.args[0]
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
                 and node.func.attr in ("resolve", "absolute") and not node.args:
@@ -369,8 +372,12 @@ class FileWrites:
 
     def _builds_path(self, node: ast.Call) -> bool:
         return (isinstance(node.func, ast.Attribute) and node.func.attr in _PATH_BUILDERS) or \
-            self.names.resolve(node.func) in _PATH_CALLS or (
-                isinstance(node.func, ast.Name) and node.func.id in ("Path", "PurePath"))
+            self._path_call(node)
+
+    def _path_call(self, node: ast.Call) -> bool:
+        """A call of a path constructor (`Path(...)`, `os.path.join(...)`, `str(...)`)."""
+        return self.names.resolve(node.func) in _PATH_CALLS or (
+            isinstance(node.func, ast.Name) and node.func.id in ("Path", "PurePath"))
 
     def _write_mode(self, node: ast.Call) -> bool:
         mode: ast.AST | None = None

@@ -109,10 +109,13 @@ class TempRoots:
         known = dict(_bindings(tree))  # Name node -> the value it is bound to
         bound: dict[str, list[object]] = {}  # name -> each binding's value, PARAM or UNKNOWN
         defined: set[str] = set()
+        functions: set[str] = set()
         loaded: set[str] = set()
         for node in ast.walk(tree):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
                 defined.add(node.name)
+                if not isinstance(node, ast.ClassDef):
+                    functions.add(node.name)
             elif isinstance(node, ast.Name):
                 if isinstance(node.ctx, ast.Load):
                     loaded.add(node.id)
@@ -130,9 +133,7 @@ class TempRoots:
                     bound.setdefault(name, []).append(_UNKNOWN)
         self._fixture_names = (TEMP_FIXTURES | _TEMP_FACTORIES) - defined - {
             name for name, values in bound.items() if any(v is not _PARAM for v in values)}
-        self._uncalled = {
-            node.name for node in ast.walk(tree)
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name not in loaded}
+        self._uncalled = functions - loaded
         self._temp_names = {
             name for name, values in bound.items()
             if values and name not in defined and all(
