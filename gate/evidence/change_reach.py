@@ -27,7 +27,13 @@ from gate.claim.wording import plural
 from gate.evidence.reach_file_writes import Places
 from gate.evidence.reach_js import read_javascript
 from gate.evidence.reach_names import FRAMEWORK_ROOTS, STDLIB
-from gate.evidence.reach_python import read_doctests, read_python, writing_helpers
+from gate.evidence.reach_python import (
+    Prepared,
+    prepare,
+    read_doctests,
+    read_python,
+    writing_helpers,
+)
 
 #: At most this many files are read in one change; the rest make the reading incomplete.
 MAX_FILES = 1000
@@ -116,27 +122,32 @@ def read_change(source: str, paths: Iterable[str], fetch: Callable[[str], bytes]
             unread.append(UnreadChange(path, problem))
         if text is not None:
             texts[path] = text
-    imported = _change_helpers(texts)
+    trees = _prepared(texts)
+    imported: dict[str, Places] = {}
+    for path, prepared in trees.items():
+        imported.update(writing_helpers(path, prepared))
     findings: list[ReachFinding] = []
     for path in ordered:
         findings += path_findings(path)
         if path in texts:
-            found, problem = _reach_of(path, texts[path], imported)
+            found, problem = _reach_of(path, trees.get(path, texts[path]), imported)
             findings += found
             if problem is not None:
                 unread.append(UnreadChange(path, problem))
-    unread.sort(key=lambda u: ordered.index(u.path))
+    place = {path: index for index, path in enumerate(ordered)}
+    unread.sort(key=lambda u: place[u.path])
     return ChangeReading(source, tuple(findings), tuple(unread), budget.files)
 
 
-def _change_helpers(texts: Mapping[str, str]) -> dict[str, Places]:
-    """Every writing helper the change's Python modules define, by its dotted names."""
-    found: dict[str, Places] = {}
+def _prepared(texts: Mapping[str, str]) -> dict[str, Prepared]:
+    """The change's Python modules that parse, prepared once for both passes (one that does
+    not is parsed again when read, and recorded unread with the reason)."""
+    trees: dict[str, Prepared] = {}
     for path, text in texts.items():
         if path.endswith(PYTHON_SUFFIXES):
-            with contextlib.suppress(SyntaxError, ValueError):  # said when read: unread
-                found.update(writing_helpers(path, text))
-    return found
+            with contextlib.suppress(SyntaxError, ValueError):
+                trees[path] = prepare(path, text)
+    return trees
 
 
 def _text_of(path: str, fetch: Callable[[str], bytes],
@@ -167,11 +178,11 @@ def _text_of(path: str, fetch: Callable[[str], bytes],
         return None, f"declares the encoding {encoding!r}, which cannot be read", len(data)
 
 
-def _reach_of(path: str, text: str,
+def _reach_of(path: str, text: str | Prepared,
               imported: Mapping[str, Places]) -> tuple[tuple[ReachFinding, ...], str | None]:
-    if path.endswith(SCRIPT_SUFFIXES):
+    if isinstance(text, str) and path.endswith(SCRIPT_SUFFIXES):
         return read_javascript(path, text), None
-    if not path.endswith(PYTHON_SUFFIXES):
+    if isinstance(text, str) and not path.endswith(PYTHON_SUFFIXES):
         return read_doctests(path, text), None
     try:
         return read_python(path, text, imported), None

@@ -72,14 +72,17 @@ def module_names(path: str) -> tuple[str, ...]:
 
 class FileWrites:
     """One module's file writes. `parents` is the reader's map of each node to its parent
-    (which functions a write sits in decides which temporary folders it was handed);
-    `imported` the writing helpers of the change's other modules, by dotted name
-    (`app.util.put`), which a call of an imported name is looked up in."""
+    (which functions a write sits in decides which temporary folders it was handed: `temp`
+    makes the module's temporary roots); `imported` the writing helpers of the change's
+    other modules, by dotted name (`app.util.put`), which a call of an imported name is
+    looked up in."""
 
-    def __init__(self, names: Bindings, temp: TempRoots, parents: dict[ast.AST, ast.AST],
+    def __init__(self, names: Bindings, temp: Callable[[], TempRoots] | None,
+                 parents: dict[ast.AST, ast.AST],
                  imported: Mapping[str, Places] | None = None) -> None:
         self.names = names
-        self.temp = temp
+        self._temp = temp
+        self._roots: TempRoots | None = None
         self.parents = parents
         self.imported = imported or {}
         #: Names bound to a path naming a Python file (`p = Path("test_x.py")`).
@@ -186,31 +189,42 @@ class FileWrites:
         """The module's functions that write a path built of what they are handed, by the
         places and names of those parameters (`open(os.path.join(folder, name), "w")`: both),
         and those that hand a parameter on to such a function in a place it writes (a helper
-        of a helper, to a few levels)."""
+        of a helper, to a few levels). The calls and their plain writes are found once; each
+        round reads again only what the calls hand to the helpers known so far."""
         functions = [n for n in self.parents
                      if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+        if not functions:
+            return
+        params: dict[ast.AST, dict[str, int]] = {f: _params(f) for f in functions}
+        direct: dict[ast.AST, set[str]] = {function: set() for function in functions}
+        calls: dict[ast.AST, list[ast.Call]] = {function: [] for function in functions}
+        for call in (n for n in self.parents if isinstance(n, ast.Call)):
+            around = [f for f in self._functions_around(call) if f in direct]
+            targets = (self.written(call, self.names.resolve(call.func)) or []) if around \
+                else []
+            for function in around:  # a call in a nested function is the outer one's too
+                calls[function].append(call)
+                for target in targets:
+                    direct[function] |= _parameters_in(target, params[function])
         for _ in range(3):  # each round follows one more level of helpers
             before = dict(self.helpers)
             for function in functions:
-                self._bind_helper(function)
+                self._bind_helper(function, params[function], direct[function],
+                                  calls[function])
             if self.helpers == before:
                 return
 
-    def _bind_helper(self, function: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
-        arguments = function.args.posonlyargs + function.args.args
-        params = {a.arg: i for i, a in enumerate(arguments)}  # -1: by keyword only
-        params.update({a.arg: -1 for a in function.args.kwonlyargs})
-        written: set[str] = set()
-        for call in (n for n in ast.walk(function) if isinstance(n, ast.Call)):
-            targets = self.written(call, self.names.resolve(call.func)) or []
+    def _bind_helper(self, function: ast.FunctionDef | ast.AsyncFunctionDef,
+                     params: Mapping[str, int], direct: set[str],
+                     calls: list[ast.Call]) -> None:
+        written = set(direct)
+        for call in calls:
             found = self._helper_places(call.func)
             if found is not None:
                 places, keywords = found
-                targets = [*targets, *(a for i, a in enumerate(call.args) if i in places),
-                           *(k.value for k in call.keywords if k.arg in keywords)]
-            for target in targets:
-                written |= {part.id for part in named_parts(target)
-                            if isinstance(part, ast.Name) and part.id in params}
+                for target in (*(a for i, a in enumerate(call.args) if i in places),
+                               *(k.value for k in call.keywords if k.arg in keywords)):
+                    written |= _parameters_in(target, params)
         if written:
             self.helpers[function.name] = (
                 frozenset(params[n] for n in written if params[n] >= 0), frozenset(written))
@@ -268,23 +282,28 @@ class FileWrites:
                   bound: Mapping[str, str] | None) -> str | None:
         """The first text in a written path, outside a test's temporary folder, that
         `names_it`; a name in `bound` gives what it was bound to (None: names are not
-        followed at all, not even to the constants they fold to)."""
-        if self._in_temp(node):
-            return None
+        followed at all, not even to the constants they fold to). The folder is asked about
+        only once something is named: most paths name nothing."""
         for part in named_parts(node):
             if isinstance(part, ast.Name) and bound is None:
                 continue
             if isinstance(part, ast.Name) and bound and part.id in bound:
-                return bound[part.id]
+                return None if self._in_temp(node) else bound[part.id]
             if isinstance(part, ast.Constant | ast.Name):
                 text = self.names.fold(part)
                 if text is not None and names_it(text):
-                    return text
+                    return None if self._in_temp(node) else text
         return None
 
     def _in_temp(self, node: ast.AST) -> bool:
-        """A path inside a temporary folder the test was handed, where the write sits."""
-        return self.temp.stays_inside(node, self.temp.handed(self._functions_around(node)))
+        """A path inside a temporary folder the test was handed, where the write sits (none
+        without `temp`: the helpers' pass, which names no write, reads none). The module's
+        temporary roots are worked out the first time a write needs them."""
+        if self._temp is None:
+            return False
+        if self._roots is None:
+            self._roots = self._temp()
+        return self._roots.stays_inside(node, self._roots.handed(self._functions_around(node)))
 
     def _functions_around(self, node: ast.AST) -> list[ast.AST]:
         """The functions and lambdas `node` sits in, outermost first."""
@@ -389,6 +408,20 @@ class FileWrites:
         mode = next((k.value for k in node.keywords if k.arg == "mode"), mode)
         text = self.names.fold(mode) if mode is not None else "r"
         return text is None or any(flag in text for flag in "wax+")
+
+
+def _params(function: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, int]:
+    """A function's parameters by their places (-1: by keyword only)."""
+    arguments = function.args.posonlyargs + function.args.args
+    params = {a.arg: i for i, a in enumerate(arguments)}
+    params.update({a.arg: -1 for a in function.args.kwonlyargs})
+    return params
+
+
+def _parameters_in(target: ast.AST, params: Mapping[str, int]) -> set[str]:
+    """The parameters a written path is built of."""
+    return {part.id for part in named_parts(target)
+            if isinstance(part, ast.Name) and part.id in params}
 
 
 def _path_like(node: ast.AST) -> bool:

@@ -15,7 +15,8 @@ from __future__ import annotations
 import ast
 import doctest
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 
 from gate.claim.change_facts import ReachFinding
 from gate.evidence.reach_file_writes import FileWrites, Places, module_names
@@ -78,22 +79,39 @@ _FRAME_PARTS = frozenset({"f_locals", "f_globals", "f_back", "tb_frame", "gi_fra
                           "cr_frame", "ag_frame", "f_builtins"})
 
 
-def read_python(path: str, text: str,
+def read_python(path: str, text: str | Prepared,
                 imported: Mapping[str, Places] | None = None) -> tuple[ReachFinding, ...]:
-    """Every reach in one file; SyntaxError when it does not parse (the caller records the
-    file as unread: a file the gate cannot read is never a file with nothing in it).
-    `imported`: the writing helpers of the change's other modules (`writing_helpers`)."""
-    return _read_tree(path, ast.parse(text, filename=path), None, imported=imported)
+    """Every reach in one file (its text, or what `prepare` made of it); SyntaxError when it
+    does not parse (the caller records the file as unread: a file the gate cannot read is
+    never a file with nothing in it). `imported`: the writing helpers of the change's other
+    modules (`writing_helpers`)."""
+    prepared = prepare(path, text) if isinstance(text, str) else text
+    return _read_tree(path, prepared.tree, None, imported=imported, prepared=prepared)
 
 
-def writing_helpers(path: str, text: str) -> dict[str, Places]:
-    """The functions of one module that write a path built of what they are handed, by every
-    dotted name they may be imported as (`app.util.put`); SyntaxError as `read_python`."""
+@dataclass(frozen=True)
+class Prepared:
+    """One module parsed, its names bound and each node's parent found: made once for both
+    of the change's passes over it (its writing helpers, then its reading)."""
+
+    tree: ast.Module
+    names: Bindings
+    parents: dict[ast.AST, ast.AST]
+    #: Its binding statements (`_BINDERS`), gathered in the same walk as the parents.
+    binders: tuple[ast.AST, ...]
+
+
+def prepare(path: str, text: str) -> Prepared:
+    """Parse one module and walk it once; SyntaxError as `read_python`."""
     tree = ast.parse(text, filename=path)
-    names = bindings_of(tree)
-    parents = {child: parent for parent in ast.walk(tree)
-               for child in ast.iter_child_nodes(parent)}
-    writes = FileWrites(names, TempRoots(tree, names), parents)
+    parents, binders = _structure(tree)
+    return Prepared(tree, bindings_of(tree), parents, binders)
+
+
+def writing_helpers(path: str, prepared: Prepared) -> dict[str, Places]:
+    """The functions of one module that write a path built of what they are handed, by every
+    dotted name they may be imported as (`app.util.put`)."""
+    writes = FileWrites(prepared.names, None, prepared.parents)
     writes.bind_helpers()
     return {f"{module}.{name}": places for module in module_names(path)
             for name, places in writes.helpers.items()}
@@ -105,26 +123,37 @@ _BINDERS = (ast.Assign, ast.AnnAssign, ast.NamedExpr, ast.For, ast.comprehension
 _MAX_NESTING = 4
 
 
-def _read_tree(path: str, tree: ast.Module, outer: Bindings | None, depth: int = 0,
-               imported: Mapping[str, Places] | None = None) -> tuple[ReachFinding, ...]:
-    names = bindings_of(tree)
-    if outer is not None:  # a doctest runs with its module's globals
-        for alias, dotted in outer.aliases.items():
-            names.aliases.setdefault(alias, dotted)
-        for name, value in outer.strings.items():
-            names.strings.setdefault(name, value)
-    reader = _Reader(path, names, TempRoots(tree, names), depth, imported)
-    binders: list[ast.AST] = []  # one pass for the parents and every binding statement
+def _structure(tree: ast.AST) -> tuple[dict[ast.AST, ast.AST], tuple[ast.AST, ...]]:
+    """Each node's parent, and every binding statement, in one walk."""
+    parents: dict[ast.AST, ast.AST] = {}
+    binders: list[ast.AST] = []
     stack: list[ast.AST] = [tree]
     while stack:
         parent = stack.pop()
         if isinstance(parent, _BINDERS):
             binders.append(parent)
         for child in ast.iter_child_nodes(parent):
-            reader.parents[child] = parent
+            parents[child] = parent
             stack.append(child)
-    reader.writes.bind(binders)
-    reader.bind_taken_modules(binders)
+    return parents, tuple(binders)
+
+
+def _read_tree(path: str, tree: ast.Module, outer: Bindings | None, depth: int = 0,
+               imported: Mapping[str, Places] | None = None,
+               prepared: Prepared | None = None) -> tuple[ReachFinding, ...]:
+    if prepared is None:
+        names = bindings_of(tree)
+        if outer is not None:  # a doctest runs with its module's globals
+            for alias, dotted in outer.aliases.items():
+                names.aliases.setdefault(alias, dotted)
+            for name, value in outer.strings.items():
+                names.strings.setdefault(name, value)
+        parents, binders = _structure(tree)
+    else:
+        names, parents, binders = prepared.names, prepared.parents, prepared.binders
+    reader = _Reader(path, names, lambda: TempRoots(tree, names), depth, imported, parents)
+    reader.writes.bind(list(binders))
+    reader.bind_taken_modules(list(binders))
     reader.visit(tree)
     return tuple(reader.findings.values())
 
@@ -166,14 +195,16 @@ def read_doctests(path: str, text: str, first_line: int = 1,
 
 
 class _Reader(ast.NodeVisitor):
-    def __init__(self, path: str, bindings: Bindings, temp: TempRoots, depth: int = 0,
-                 imported: Mapping[str, Places] | None = None) -> None:
+    def __init__(self, path: str, bindings: Bindings, temp: Callable[[], TempRoots],
+                 depth: int = 0,
+                 imported: Mapping[str, Places] | None = None,
+                 parents: dict[ast.AST, ast.AST] | None = None) -> None:
         self.path = path
         self.depth = depth
         self.names = bindings
         self.findings: dict[tuple[int, str], ReachFinding] = {}
         self.params: list[frozenset[str]] = []
-        self.parents: dict[ast.AST, ast.AST] = {}
+        self.parents: dict[ast.AST, ast.AST] = {} if parents is None else parents
         #: What the module's file writes reach (`reach_file_writes`).
         self.writes = FileWrites(bindings, temp, self.parents, imported)
         #: Names bound to a module taken out of `sys.modules` by a computed name, or to a

@@ -106,12 +106,13 @@ class TempRoots:
 
     def __init__(self, tree: ast.AST, names: Bindings) -> None:
         self._names = names
-        known = dict(_bindings(tree))  # Name node -> the value it is bound to
+        known: dict[ast.AST, ast.AST] = {}  # a Name bound to a value the module shows: it
         bound: dict[str, list[object]] = {}  # name -> each binding's value, PARAM or UNKNOWN
         defined: set[str] = set()
         functions: set[str] = set()
         loaded: set[str] = set()
-        for node in ast.walk(tree):
+        for node in ast.walk(tree):  # a binding comes before its names (the walk is by level)
+            known.update(_bindings(node))
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
                 defined.add(node.name)
                 if not isinstance(node, ast.ClassDef):
@@ -199,15 +200,14 @@ _UNKNOWN = object()
 _PARAM = object()
 
 
-def _bindings(tree: ast.AST) -> Iterator[tuple[ast.Name, ast.AST]]:
-    """(name, its value) for each binding of a plain name to a value the module shows:
-    `d = tempfile.mkdtemp()`, `with tempfile.TemporaryDirectory() as d`."""
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Assign | ast.AnnAssign | ast.NamedExpr) and node.value:
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            yield from ((t, node.value) for t in targets if isinstance(t, ast.Name))
-        elif isinstance(node, ast.withitem) and isinstance(node.optional_vars, ast.Name):
-            yield node.optional_vars, node.context_expr
+def _bindings(node: ast.AST) -> Iterator[tuple[ast.Name, ast.AST]]:
+    """(name, its value) for each binding of a plain name to a value the module shows that
+    `node` makes: `d = tempfile.mkdtemp()`, `with tempfile.TemporaryDirectory() as d`."""
+    if isinstance(node, ast.Assign | ast.AnnAssign | ast.NamedExpr) and node.value:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        yield from ((t, node.value) for t in targets if isinstance(t, ast.Name))
+    elif isinstance(node, ast.withitem) and isinstance(node.optional_vars, ast.Name):
+        yield node.optional_vars, node.context_expr
 
 
 #: Ways to find a module's own file from the module: a write to what they give rewrites code
