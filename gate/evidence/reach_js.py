@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from gate.claim.change_facts import ReachFinding
-from gate.evidence.reach_js_writes import command_writes, helper_writes, script_writes
+from gate.evidence.reach_js_writes import command_writes, helper_writes, script_writes, written
 
 _INTERNALS = (
     r"jest-circus|jest-runner|jest-runtime|jest-jasmine2?|jest-environment-[\w-]+|"
@@ -83,7 +83,9 @@ def read_javascript(path: str, text: str) -> tuple[ReachFinding, ...]:
             line = code.count("\n", 0, match.start()) + 1
             shown = match.group(0).strip()[:60]
             found.setdefault((line, rule), ReachFinding(path, line, rule, shown))
-    for offset, shown in (*script_writes(code), *command_writes(code), *helper_writes(code)):
+    writes = list(written(code))  # both scans read the same writes
+    for offset, shown in (*script_writes(code, writes), *command_writes(code),
+                          *helper_writes(code, writes)):
         line = code.count("\n", 0, offset) + 1
         found.setdefault((line, "source-rewrite"),
                          ReachFinding(path, line, "source-rewrite", shown))

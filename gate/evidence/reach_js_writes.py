@@ -60,20 +60,27 @@ _BOUND_SCRIPT = re.compile(
     r"""\b(?:const|let|var)\s+([\w$]+)\s*=\s*([^;\n]*["'`][^"'`\n]*\.(?:[cm]?[jt]sx?)["'`])""")
 
 
-def script_writes(code: str) -> Iterator[tuple[int, str]]:
-    """(offset, what is shown) for each write in `code` (comments blanked) naming a script."""
+def script_writes(code: str, writes: list[tuple[int, str, str]]) -> Iterator[tuple[int, str]]:
+    """(offset, what is shown) for each write in `code` (comments blanked) naming a script;
+    `writes`: `written(code)`, found once for this scan and `helper_writes`."""
     bound = {m.group(1) for m in _BOUND_SCRIPT.finditer(code)  # not one in a temporary folder
-             if not (_TEMP.search(m.group(2)) and not _CLIMBS.search(m.group(2)))}
+             if not _in_temp(m.group(2))}
     through = re.compile(rf"(?<![\w$.])(?:{'|'.join(map(re.escape, bound))})(?![\w$])") \
         if bound else None
-    for start, called, arguments in _written(code):
+    for start, called, arguments in writes:
         named = _SCRIPT.search(arguments) or (through.search(arguments) if through else None)
         if named is None:
             continue
-        if _TEMP.search(arguments) and not _CLIMBS.search(arguments):
+        if _in_temp(arguments):
             continue
         yield start, f"writes {named.group(0)[:40]} ({called.strip()[:40]})"
     yield from overflow(_WRITERS, code, "writing calls")
+
+
+def _in_temp(text: str) -> bool:
+    """A path built under `os.tmpdir()` or a `mkdtemp` folder, with no `..` and no absolute
+    string in it: a test's own temporary folder."""
+    return bool(_TEMP.search(text)) and not _CLIMBS.search(text)
 
 
 def overflow(pattern: re.Pattern[str], code: str, what: str) -> Iterator[tuple[int, str]]:
@@ -95,13 +102,12 @@ _PARAMETER = re.compile(r"\s*(?:\.\.\.)?([\w$]+)")
 _CALL = re.compile(r"(?<![\w$.])([\w$]+)\s*\(")
 
 
-def helper_writes(code: str) -> Iterator[tuple[int, str]]:
+def helper_writes(code: str, writes: list[tuple[int, str, str]]) -> Iterator[tuple[int, str]]:
     """(offset, what is shown) for each call of one of the file's own functions that writes
     a path built of a parameter (`function put(p) { fs.writeFileSync(p, x) }`), handed a
     script's name: the write is the helper's, the name the caller's (one level). Linear in
     the file: the writes and the braces are found once, and each function's writes are the
     ones between its braces."""
-    writes = list(_written(code))
     if not writes:
         return
     offsets = [offset for offset, _, _ in writes]
@@ -135,13 +141,13 @@ def helper_writes(code: str) -> Iterator[tuple[int, str]]:
         for index in sorted(places):
             argument = handed[index] if index < len(handed) else ""
             script = _SCRIPT.search(argument)
-            if script and not (_TEMP.search(argument) and not _CLIMBS.search(argument)):
+            if script and not _in_temp(argument):
                 yield call.start(), f"hands {script.group(0)[:40]} to {call.group(1)}(), which" \
                                     " writes it"
                 break
 
 
-def _written(code: str) -> Iterator[tuple[int, str, str]]:
+def written(code: str) -> Iterator[tuple[int, str, str]]:
     """(offset, the writer called, the text of what it writes) for each of the first
     MAX_CALLS writing calls (`overflow` names a file with more)."""
     for match in islice(_WRITERS.finditer(code), MAX_CALLS):
