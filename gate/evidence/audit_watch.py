@@ -94,20 +94,14 @@ def open_directories() -> list[Path]:
         descriptors = list(islice(Path("/proc/self/fd").iterdir(), MAX_DESCRIPTORS))
     except OSError:
         return []
-    found: list[Path] = []
-    for descriptor in descriptors:
-        try:
-            target = descriptor.readlink()
-        except OSError:
-            continue
-        if target.is_absolute() and target.is_dir():
-            found.append(target)
-    return found
+    found = (_target_of(descriptor) for descriptor in descriptors)
+    return [target for target in found if target is not None and target.is_dir()]
 
 
-def _directory_of(descriptor: int) -> Path | None:
+def _target_of(descriptor: Path) -> Path | None:
+    """What an entry of `/proc/self/fd` names, if it is a path (not a socket or a pipe)."""
     try:
-        target = Path(f"/proc/self/fd/{descriptor}").readlink()
+        target = descriptor.readlink()
     except OSError:
         return None
     return target if target.is_absolute() else None
@@ -188,38 +182,40 @@ class AuditWatch:
         elif self._other is not None:
             self._other(id(args[0]), args[1], value)
 
-    def _places(self, path: object, directory: object) -> list[object]:
-        """Where a relative path may be: under the directory descriptor the event names, and
-        for `open` (which names none) under the current directory and, for a Python file's
-        name, under every directory the process holds open (its `dir_fd` may be one)."""
+    def _places(self, path: object, directory: object) -> list[str]:
+        """Where a path may be, as text (none: not a path, an open descriptor's number): a
+        relative one under the directory descriptor the event names, and for `open` (which
+        names none) under the current directory and, for a Python file's name, under every
+        directory the process holds open (its `dir_fd` may be one)."""
+        if path is None or isinstance(path, int):
+            return []
         try:
             text = os.fsdecode(os.fspath(path))  # type: ignore[call-overload]
         except (TypeError, ValueError):
-            return [path]
+            return []  # not a path the audited call could open either
         if Path(text).is_absolute():
-            return [path]
+            return [text]
         if isinstance(directory, int):
-            base = _directory_of(directory)
-            return [base / text] if base is not None else [path]
+            base = _target_of(Path(f"/proc/self/fd/{directory}"))
+            return [str(base / text)] if base is not None else [text]
         if directory == UNKNOWN_DIRECTORY and text.endswith(PYTHON):
-            return [path, *(base / text for base in open_directories())]
-        return [path]
+            return [text, *(str(base / text) for base in open_directories())]
+        return [text]
 
-    def _file(self, event: str, path: object) -> None:
+    def _file(self, event: str, text: str) -> None:
         """A Python source written, renamed or copied onto (the commit's files among them
         are told at the end, by git): a module rewritten and put back around its import
         leaves the tree as it was, and ran all the same. The path is resolved now, at the
         cwd of now: a file written by another name for it (a symbolic link, `/proc/self/fd/N`)
         is the file it names."""
-        if path is None or isinstance(path, int) or len(self.written) >= MAX_WRITTEN:
+        if len(self.written) >= MAX_WRITTEN:
             return
         try:
-            text = os.fsdecode(os.fspath(path))  # type: ignore[call-overload]
             # Another name reaches a Python file only as a link (one stat for the others).
             if not text.endswith(PYTHON) and not Path(text).is_symlink():
                 return
-        except (TypeError, ValueError, OSError):
-            return  # not a path the audited call could open either
+        except (ValueError, OSError):
+            return  # a NUL in the name: not a path the audited call could open either
         try:
             resolved = str(Path(text).resolve())
         except (OSError, RuntimeError):  # a link that cannot be followed: kept as named
