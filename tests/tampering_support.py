@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -58,13 +59,15 @@ class Project:
         }))
         return self.head
 
-    def pytest(self, *more: str, plugin: bool = True) -> subprocess.CompletedProcess[str]:
+    def pytest(self, *more: str, plugin: bool = True,
+               environ: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+        """The test job's pytest session; `environ` adds to the job's environment."""
         options = ["--claim-evidence", "out/evidence.json"] if plugin else []
         return subprocess.run(
             [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *options,
              "--junitxml", "out/junit.xml", *more],
-            cwd=self.repo, env=env(), capture_output=True, text=True, check=False,
-            timeout=TIMEOUT_S,
+            cwd=self.repo, env={**env(), **(environ or {})}, capture_output=True, text=True,
+            check=False, timeout=TIMEOUT_S,
         )
 
     def verify(self, *more: str) -> tuple[int, dict[str, Any]]:

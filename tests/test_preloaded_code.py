@@ -9,24 +9,13 @@ beside its honest control."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
 from gate.evidence.plugin_preload import Locator, repository_entry_points, shadowed_modules
-from tests.tampering_support import (
-    CALC,
-    FAILING,
-    PASSING,
-    TIMEOUT_S,
-    Project,
-    env,
-    new_project,
-    unmet,
-)
+from tests.tampering_support import CALC, FAILING, PASSING, Project, new_project, unmet
 
 #: Patches pytest's CallInfo so that a failing call reports no exception, disguised as
 #: pytest's own code (its co_filename is pytest's file): the watch alone sees nothing.
@@ -169,12 +158,7 @@ def test_a_sitecustomize_of_the_repository_run_at_start_up_is_named(
     project.commit({"calc.py": CALC, "test_calc.py": PASSING, "greenwash.py": DISGUISED_PATCH,
                     "sitecustomize.py": "import greenwash  # noqa: F401\n",
                     **({"test_broken.py": FAILING} if startup else {})})
-    environ = {**env(), **({"PYTHONPATH": str(project.repo)} if startup else {})}
-    result = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--claim-evidence",
-         "out/evidence.json", "--junitxml", "out/junit.xml"],
-        cwd=project.repo, env=environ, capture_output=True, text=True, check=False,
-        timeout=TIMEOUT_S)
+    result = project.pytest(environ={"PYTHONPATH": str(project.repo)} if startup else None)
     assert result.returncode == 0, result.stdout + result.stderr  # green either way
     code, verdict = project.verify("--test-evidence", str(project.evidence),
                                    "--junit", str(project.junit))

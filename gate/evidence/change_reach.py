@@ -65,10 +65,10 @@ _TOOL_CONFIG = frozenset({".npmrc", ".yarnrc", ".yarnrc.yml", "bunfig.toml", ".e
 #: repository root (`python -m pytest` puts it first on sys.path). `test` is the stdlib's
 #: own regression suite and an ordinary name for a project's tests directory.
 _SHADOWED = (FRAMEWORK_ROOTS | {"pytest"} | STDLIB) - {"test", "__future__"}
-#: The framework's own names shadow it from any depth (`py` is too plain a folder name).
-#: Names that shadow the framework from a folder below the root (pytest's prepend mode puts
-#: a test folder first on sys.path). Not the gate's own `gate`: the plugin has imported it
-#: before any test folder is put there, and a `gate.py` deep in a project is an ordinary name.
+#: Names that shadow the framework from any depth: pytest's prepend mode puts a test folder
+#: first on sys.path (`py` is too plain a folder name; the gate's own `gate` is imported by
+#: the plugin before any test folder is put there, and a `gate.py` deep in a project is an
+#: ordinary name).
 _FRAMEWORK_NAMES = (FRAMEWORK_ROOTS | {"pytest"}) - {"py", "gate"}
 #: Modules `site` imports when the interpreter starts, before any test tool.
 _STARTUP_MODULES = frozenset({"sitecustomize", "usercustomize"})
