@@ -352,6 +352,27 @@ def test_a_writing_helper_of_another_module_of_the_change_is_followed() -> None:
     assert alone.findings == ()  # the helper is not in this change: not followed (the watch's)
 
 
+@pytest.mark.parametrize(("importer", "named"), [
+    (b"from tests.test_a import test_x\nfrom pathlib import Path\n\ndef test_y():\n"
+     b"    test_x(Path('src/app'))\n", True),
+    (b"import tests.test_a\n", True),
+    (b"from .test_a import test_x\n", True),
+    (b"from tests.test_a import *\n", True),
+    (b"from tests.test_a import helper\n", False),
+])
+def test_a_tmp_path_write_is_no_exemption_in_a_function_another_module_imports(
+        importer: bytes, named: bool) -> None:
+    """`tmp_path` is a temporary folder only where pytest hands it over: a test function
+    another module of the change imports can be called there with any path. A control:
+    another name of the module imported."""
+    files = {"tests/test_a.py": b"def test_x(tmp_path):\n"
+                                b"    (tmp_path / 'core.py').write_text('x')\n",
+             "tests/test_b.py": importer}
+    reading = read_change("test", list(files), _fetch(files))
+    found = [(f.path, f.line, f.rule) for f in reading.findings]
+    assert found == ([("tests/test_a.py", 2, "source-rewrite")] if named else []), found
+
+
 def test_a_reading_reads_code_and_records_what_it_could_not_read() -> None:
     files = {"a.py": b"import atexit\n", "b.py": b"def f(:\n", "c.py": b"\xff\xfe",
              "big.py": b"#" * (MAX_FILE_BYTES + 1), "d.js": b"process.exit(1)\n",

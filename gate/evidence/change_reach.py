@@ -24,16 +24,18 @@ from fnmatch import fnmatchcase
 from gate.claim.change_facts import ChangeReading, ReachFinding, UnreadChange
 from gate.claim.trust_policy import DEFAULT_CHAIN, TrustPolicy
 from gate.claim.wording import plural
-from gate.evidence.reach_file_writes import Places
+from gate.evidence.reach_file_writes import Places, module_names
 from gate.evidence.reach_js import read_javascript
 from gate.evidence.reach_names import FRAMEWORK_ROOTS, STDLIB
 from gate.evidence.reach_python import (
     Prepared,
+    imported_names,
     prepare,
     read_doctests,
     read_python,
     writing_helpers,
 )
+from gate.evidence.reach_writes import EVERY_NAME
 
 #: At most this many files are read in one change; the rest make the reading incomplete.
 MAX_FILES = 1000
@@ -126,11 +128,13 @@ def read_change(source: str, paths: Iterable[str], fetch: Callable[[str], bytes]
     imported: dict[str, Places] = {}
     for path, prepared in trees.items():
         imported.update(writing_helpers(path, prepared))
+    elsewhere = _imported_elsewhere(trees)
     findings: list[ReachFinding] = []
     for path in ordered:
         findings += path_findings(path)
         if path in texts:
-            found, problem = _reach_of(path, trees.get(path, texts[path]), imported)
+            found, problem = _reach_of(path, trees.get(path, texts[path]), imported,
+                                       elsewhere.get(path, frozenset()))
             findings += found
             if problem is not None:
                 unread.append(UnreadChange(path, problem))
@@ -178,14 +182,37 @@ def _text_of(path: str, fetch: Callable[[str], bytes],
         return None, f"declares the encoding {encoding!r}, which cannot be read", len(data)
 
 
-def _reach_of(path: str, text: str | Prepared,
-              imported: Mapping[str, Places]) -> tuple[tuple[ReachFinding, ...], str | None]:
+def _imported_elsewhere(trees: Mapping[str, Prepared]) -> dict[str, frozenset[str]]:
+    """For each module of the change, its names that the change's other modules import
+    (EVERY_NAME: the module itself): a function called from another module may be handed
+    anything there, whatever its parameters are called."""
+    whole: dict[str, set[str]] = {}  # a dotted name imported -> who imports it
+    parts: dict[str, set[tuple[str, str]]] = {}  # a module -> (a name of it, who imports it)
+    for path, prepared in trees.items():
+        for name in imported_names(path, prepared):
+            whole.setdefault(name, set()).add(path)
+            module, _, last = name.rpartition(".")
+            parts.setdefault(module, set()).add((last, path))
+    found: dict[str, frozenset[str]] = {}
+    for path in trees:
+        names: set[str] = set()
+        for own in module_names(path):
+            if whole.get(own, set()) - {path}:
+                names.add(EVERY_NAME)
+            names |= {EVERY_NAME if last == "*" else last
+                      for last, importer in parts.get(own, ()) if importer != path}
+        found[path] = frozenset(names)
+    return found
+
+
+def _reach_of(path: str, text: str | Prepared, imported: Mapping[str, Places],
+              elsewhere: frozenset[str]) -> tuple[tuple[ReachFinding, ...], str | None]:
     if isinstance(text, str) and path.endswith(SCRIPT_SUFFIXES):
         return read_javascript(path, text), None
     if isinstance(text, str) and not path.endswith(PYTHON_SUFFIXES):
         return read_doctests(path, text), None
     try:
-        return read_python(path, text, imported), None
+        return read_python(path, text, imported, elsewhere), None
     except (SyntaxError, ValueError) as exc:
         line = getattr(exc, "lineno", None)
         where = f" at line {line}" if line else ""

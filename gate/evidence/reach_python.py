@@ -80,13 +80,34 @@ _FRAME_PARTS = frozenset({"f_locals", "f_globals", "f_back", "tb_frame", "gi_fra
 
 
 def read_python(path: str, text: str | Prepared,
-                imported: Mapping[str, Places] | None = None) -> tuple[ReachFinding, ...]:
+                imported: Mapping[str, Places] | None = None,
+                elsewhere: frozenset[str] = frozenset()) -> tuple[ReachFinding, ...]:
     """Every reach in one file (its text, or what `prepare` made of it); SyntaxError when it
     does not parse (the caller records the file as unread: a file the gate cannot read is
     never a file with nothing in it). `imported`: the writing helpers of the change's other
-    modules (`writing_helpers`)."""
+    modules (`writing_helpers`); `elsewhere`: this module's names they import
+    (`imported_names`)."""
     prepared = prepare(path, text) if isinstance(text, str) else text
-    return _read_tree(path, prepared.tree, None, imported=imported, prepared=prepared)
+    return _read_tree(path, prepared.tree, None, imported=imported, prepared=prepared,
+                      elsewhere=elsewhere)
+
+
+def imported_names(path: str, prepared: Prepared) -> set[str]:
+    """The dotted names one module imports (`from tests.test_a import test_x`:
+    `tests.test_a.test_x`; `import tests.test_a`: `tests.test_a`; a star import:
+    `tests.test_a.*`), relative imports resolved against the module's own package."""
+    package = path.split("/")[:-1]
+    found: set[str] = set()
+    for node in prepared.parents:
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                kept = package[:len(package) - (node.level - 1)] if node.level > 1 else package
+                base = ".".join([*kept, *([node.module] if node.module else [])])
+            found |= {f"{base}.{alias.name}" for alias in node.names}
+    return found
 
 
 @dataclass(frozen=True)
@@ -140,7 +161,8 @@ def _structure(tree: ast.AST) -> tuple[dict[ast.AST, ast.AST], tuple[ast.AST, ..
 
 def _read_tree(path: str, tree: ast.Module, outer: Bindings | None, depth: int = 0,
                imported: Mapping[str, Places] | None = None,
-               prepared: Prepared | None = None) -> tuple[ReachFinding, ...]:
+               prepared: Prepared | None = None,
+               elsewhere: frozenset[str] = frozenset()) -> tuple[ReachFinding, ...]:
     if prepared is None:
         names = bindings_of(tree)
         if outer is not None:  # a doctest runs with its module's globals
@@ -151,7 +173,8 @@ def _read_tree(path: str, tree: ast.Module, outer: Bindings | None, depth: int =
         parents, binders = _structure(tree)
     else:
         names, parents, binders = prepared.names, prepared.parents, prepared.binders
-    reader = _Reader(path, names, lambda: TempRoots(tree, names), depth, imported, parents)
+    reader = _Reader(path, names, lambda: TempRoots(tree, names, elsewhere), depth, imported,
+                     parents)
     reader.writes.bind(list(binders))
     reader.bind_taken_modules(list(binders))
     reader.visit(tree)

@@ -11,8 +11,9 @@ pytest's `tmp_path`/`tmpdir` or a `tempfile` directory, where nothing the run im
 from; such a write is not reach, but only when every part of its path after that directory is
 a relative constant without `..` (a computed or absolute part could land anywhere), and only
 when the directory's name cannot stand for something else: a fixture parameter of a function
-that the module never calls or hands on itself, in a module that defines no function or other
-binding of that name; or a name bound only to a `tempfile` directory.
+that the module never calls or hands on itself, and that no other module of the change
+imports, in a module that defines no function or other binding of that name; or a name bound
+only to a `tempfile` directory.
 """
 
 from __future__ import annotations
@@ -104,7 +105,10 @@ class TempRoots:
     """Which names and calls in one module stand for a temporary directory (see the module's
     docstring for why each condition is there)."""
 
-    def __init__(self, tree: ast.AST, names: Bindings) -> None:
+    def __init__(self, tree: ast.AST, names: Bindings,
+                 elsewhere: frozenset[str] = frozenset()) -> None:
+        """`elsewhere`: the module's names other modules of the change import (EVERY_NAME
+        among them: the module itself, whose every function they may call)."""
         self._names = names
         known: dict[ast.AST, ast.AST] = {}  # a Name bound to a value the module shows: it
         bound: dict[str, list[object]] = {}  # name -> each binding's value, PARAM or UNKNOWN
@@ -134,7 +138,7 @@ class TempRoots:
                     bound.setdefault(name, []).append(_UNKNOWN)
         self._fixture_names = (TEMP_FIXTURES | _TEMP_FACTORIES) - defined - {
             name for name, values in bound.items() if any(v is not _PARAM for v in values)}
-        self._uncalled = functions - loaded
+        self._uncalled = set() if EVERY_NAME in elsewhere else functions - loaded - elsewhere
         self._temp_names = {
             name for name, values in bound.items()
             if values and name not in defined and all(
@@ -143,7 +147,8 @@ class TempRoots:
     def handed(self, functions: list[ast.AST]) -> frozenset[str]:
         """The temporary-directory fixtures in scope inside `functions` (outermost first): a
         function's parameters hide its outer scope's, and a function the module itself calls
-        or hands on is handed none (its caller chooses what they are)."""
+        or hands on, or another module of the change imports, is handed none (its caller
+        chooses what they are)."""
         found: frozenset[str] = frozenset()
         for node in functions:
             if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
@@ -195,6 +200,8 @@ class TempRoots:
         return isinstance(value, ast.Call) and self._names.resolve(value.func) in _TEMP_CALLS
 
 
+#: In TempRoots' `elsewhere`: the whole module is imported by another.
+EVERY_NAME = "*"
 #: What a binding binds when the module does not show it, and a function's parameter.
 _UNKNOWN = object()
 _PARAM = object()
